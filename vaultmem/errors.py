@@ -1,0 +1,51 @@
+"""The one error tree: messages fit to show a person, naming the next command to run."""
+
+from __future__ import annotations
+
+
+class VaultmemError(Exception):
+    """Base of every error vaultmem expects; front-ends print the message and exit."""
+
+    exit_code = 1
+
+
+class VaultNotFound(VaultmemError):
+    """The vault folder is missing or none was given."""
+
+    exit_code = 2
+
+
+class UsageError(VaultmemError):
+    """The arguments do not make sense together."""
+
+    exit_code = 2
+
+
+class NoIndex(VaultmemError):
+    """The vault has not been indexed yet."""
+
+    exit_code = 3
+
+
+class SchemaMismatch(VaultmemError):
+    """The index was built by another schema version."""
+
+    exit_code = 3
+
+
+class IndexBusy(VaultmemError):
+    """Another process holds the reindex lock."""
+
+    exit_code = 4
+
+
+class NoteNotFound(VaultmemError):
+    """No note matches a path, title or alias."""
+
+    exit_code = 1
+
+
+class ConfigError(VaultmemError):
+    """`.vaultmem/config.toml` cannot be read."""
+
+    exit_code = 2

@@ -1,0 +1,358 @@
+"""Reindexing: bring the derived index in line with the vault, touching only what changed."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vaultmem import store
+from vaultmem.config import Config
+from vaultmem.errors import IndexBusy
+from vaultmem.model import ParsedNote
+from vaultmem.parser import parse_note
+from vaultmem.resolver import FileSet, fold, heading_key, name_key
+from vaultmem.scan import Unreadable, VaultFile, read_note, scan
+
+BATCH_FILES = 400
+BATCH_SECONDS = 2.0
+
+# progress(phase, done, total): phase is "scan", "parse" or "links"
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class ReindexReport:
+    notes: int
+    attachments: int
+    changed: int
+    removed: int
+    links: int
+    wanted: int
+    skipped: int
+    seconds: float
+    full: bool
+
+    def summary(self) -> str:
+        return (
+            f"{self.notes} notes, {self.attachments} attachments: {self.changed} changed, "
+            f"{self.removed} removed; {self.links} links ({self.wanted} wanted); "
+            f"{self.skipped} skipped; {self.seconds:.2f}s"
+        )
+
+
+@contextlib.contextmanager
+def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+    """An exclusive advisory lock beside the index, so two reindexes never interleave."""
+    lock_path = index_path.with_name(index_path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: SQLite's own locking still protects
+            yield
+            return
+        deadline = time.monotonic() + wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise IndexBusy(
+                        f"another reindex is running on {index_path} (lock {lock_path}); "
+                        "wait for it to finish, or pass --wait SECONDS"
+                    ) from None
+                if on_wait and not told:
+                    on_wait("another reindex is running; waiting for it to finish…")
+                    told = True
+                time.sleep(0.1)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    finally:
+        handle.close()
+
+
+def _remove_index(index_path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(str(index_path) + suffix)
+
+
+class _Resolver:
+    """Resolves stored or parsed links against the final file set, with anchor checks."""
+
+    def __init__(self, conn: store.Connection, files: FileSet) -> None:
+        self.conn = conn
+        self.files = files
+        self._anchors: dict[str, tuple[set[str], set[str]]] = {}
+        self._aliases: dict[str, str] | None = None
+
+    def forget(self, path: str, aliases_changed: bool) -> None:
+        """Drop what was cached about `path` before it is stored again."""
+        self._anchors.pop(path, None)
+        if aliases_changed:
+            self._aliases = None
+
+    def resolve(
+        self,
+        source: str,
+        target: str,
+        heading: str | None,
+        block: str | None,
+        check_late: bool = True,
+    ) -> store.LinkResolution:
+        res = self.files.resolve(source, target)
+        anchor_ok: bool | None = None
+        alias_fix: str | None = None
+        if res.path is not None and (heading or block) and res.path.lower().endswith(".md"):
+            if not check_late:
+                return store.LinkResolution(res.path, res.candidates, None, None)
+            if res.path not in self._anchors:
+                self._anchors[res.path] = store.anchors_of(self.conn, res.path)
+            heads, blocks = self._anchors[res.path]
+            if block:
+                anchor_ok = fold(block) in blocks
+            else:
+                assert heading is not None
+                anchor_ok = heading_key(heading.split("#")[-1]) in heads
+        elif res.path is None and target and check_late:
+            if self._aliases is None:
+                self._aliases = store.alias_owners(self.conn)
+            alias_fix = self._aliases.get(name_key(target))
+        return store.LinkResolution(res.path, res.candidates, anchor_ok, alias_fix)
+
+    def for_note(self, note: ParsedNote, check_late: bool) -> list[store.LinkResolution]:
+        """Resolve a note's links; anchors and aliases only when `check_late` (see _final_pass)."""
+        # Same-note links ([[#Heading]]) check against this version of the note.
+        self._anchors[note.path] = (
+            {heading_key(h.text) for h in note.headings},
+            {fold(b.id) for b in note.blocks},
+        )
+        return [
+            self.resolve(note.path, lk.target, lk.heading, lk.block, check_late)
+            for lk in note.links
+        ]
+
+
+def reindex(
+    vault: Path,
+    index_path: Path,
+    config: Config,
+    full: bool = False,
+    progress: Progress | None = None,
+    wait: float = 60.0,
+    on_wait: Callable[[str], None] | None = None,
+) -> ReindexReport:
+    """Index `vault` into `index_path`; incremental unless `full` (or no index exists)."""
+    started = time.perf_counter()
+    with _lock(index_path, wait, on_wait):
+        if full:
+            _remove_index(index_path)
+        if index_path.exists():
+            conn = store.connect(index_path)
+            store.check_schema(conn, index_path)
+        else:
+            conn = store.create(index_path)
+        try:
+            return _reindex(conn, vault, config, full, progress, started)
+        finally:
+            conn.close()
+
+
+def _reindex(
+    conn: store.Connection,
+    vault: Path,
+    config: Config,
+    full: bool,
+    progress: Progress | None,
+    started: float,
+) -> ReindexReport:
+    scanned = scan(vault, config.exclude, config.max_file_bytes)
+    skipped = dict(scanned.skipped)
+    states = store.file_states(conn)
+    by_path = {f.path: f for f in scanned.files}
+    files = FileSet(by_path)
+    resolver = _Resolver(conn, files)
+
+    # A cold run (or one resuming a killed cold run) resolves every link in its final pass;
+    # an incremental run only the links whose target names something that changed.
+    if not states:
+        store.set_meta(conn, "resolve_all", "1")
+    resolve_all = store.get_meta(conn, "resolve_all") == "1"
+
+    removed = [p for p in states if p not in by_path or states[p].kind != by_path[p].kind]
+    with store.transaction(conn):
+        keys = {name_key(p) for p in removed}
+        ids = [states[p].id for p in removed]
+        for alias_key in _alias_keys(conn, ids):
+            keys.add(alias_key)
+        store.mark_dirty(conn, keys)
+        store.delete_files(conn, ids)
+    for p in removed:
+        del states[p]
+
+    todo = [
+        f for f in scanned.files
+        if f.path not in states
+        or (states[f.path].size, states[f.path].mtime_ns) != (f.size, f.mtime_ns)
+    ]
+    changed = _index_files(conn, vault, todo, states, resolver, skipped, resolve_all, progress)
+
+    with store.transaction(conn):
+        _final_pass(conn, resolver, resolve_all, progress)
+        store.replace_skipped(conn, skipped)
+        store.set_meta(conn, "last_reindex", str(time.time()))
+        store.set_meta(conn, "vault", str(vault))
+        store.set_meta(conn, "resolve_all", "0")
+    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    counts = dict(conn.execute("SELECT kind, count(*) FROM notes GROUP BY kind").fetchall())
+    links = store.scalar(conn, "SELECT count(*) FROM links")
+    wanted = store.scalar(conn, "SELECT count(*) FROM links WHERE dst_path IS NULL")
+    return ReindexReport(
+        notes=counts.get("note", 0),
+        attachments=counts.get("attachment", 0),
+        changed=changed,
+        removed=len(removed),
+        links=int(links),
+        wanted=int(wanted),
+        skipped=len(skipped),
+        seconds=round(time.perf_counter() - started, 3),
+        full=full or resolve_all,
+    )
+
+
+def _alias_keys(conn: store.Connection, ids: Sequence[int]) -> set[str]:
+    keys: set[str] = set()
+    for start in range(0, len(ids), 500):
+        part = list(ids[start : start + 500])
+        marks = ",".join("?" * len(part))
+        keys.update(
+            r[0]
+            for r in conn.execute(f"SELECT alias_key FROM aliases WHERE note_id IN ({marks})", part)
+        )
+    return keys
+
+
+def _index_files(
+    conn: store.Connection,
+    vault: Path,
+    todo: list[VaultFile],
+    states: dict[str, store.FileState],
+    resolver: _Resolver,
+    skipped: dict[str, str],
+    resolve_all: bool,
+    progress: Progress | None,
+) -> int:
+    """Parse and store every new or touched file, in batched transactions; returns #changed."""
+    changed = 0
+    done = 0
+    position = 0
+    while position < len(todo):
+        batch_started = time.monotonic()
+        with store.transaction(conn):
+            while position < len(todo):
+                vf = todo[position]
+                position += 1
+                changed += _index_one(conn, vault, vf, states.get(vf.path), resolver, skipped,
+                                      resolve_all)
+                done += 1
+                if progress and done % 50 == 0:
+                    progress("parse", done, len(todo))
+                if done % BATCH_FILES == 0 or time.monotonic() - batch_started > BATCH_SECONDS:
+                    break
+    if progress:
+        progress("parse", len(todo), len(todo))
+    return changed
+
+
+def _index_one(
+    conn: store.Connection,
+    vault: Path,
+    vf: VaultFile,
+    old: store.FileState | None,
+    resolver: _Resolver,
+    skipped: dict[str, str],
+    resolve_all: bool,
+) -> int:
+    dirty: set[str] = set() if resolve_all else {name_key(vf.path)}
+    if vf.kind == "attachment":
+        if old is None:
+            store.insert_attachment(conn, vf.path, vf.size, vf.mtime_ns)
+            store.mark_dirty(conn, dirty)
+            return 1
+        store.update_stat(conn, old.id, vf.size, vf.mtime_ns)
+        return 0
+    try:
+        text = read_note(vault / vf.path)
+    except FileNotFoundError:  # vanished since the scan: treat as deleted
+        if old is not None:
+            store.mark_dirty(conn, dirty | _alias_keys(conn, [old.id]))
+            store.delete_files(conn, [old.id])
+        resolver.files.remove(vf.path)
+        return 0
+    except Unreadable as exc:
+        skipped[vf.path] = str(exc)
+        if old is not None:
+            store.delete_files(conn, [old.id])
+            store.mark_dirty(conn, dirty)
+        return 0
+    if old is not None and old.hash == text.digest:
+        store.update_stat(conn, old.id, vf.size, vf.mtime_ns)
+        return 0
+    note = parse_note(text.text, vf.path)
+    if text.warning:
+        note = replace(note, warnings=(text.warning, *note.warnings))
+    alias_keys = {name_key(a) for a in note.aliases}
+    if old is not None:
+        alias_keys |= _alias_keys(conn, [old.id])
+        store.delete_files(conn, [old.id])
+    if not resolve_all:
+        dirty |= alias_keys
+    resolver.forget(vf.path, aliases_changed=bool(alias_keys))
+    # In a cold run the anchors and aliases a link needs may belong to notes not stored yet,
+    # so the final pass checks them; an incremental run marks such targets dirty instead.
+    resolutions = resolver.for_note(note, check_late=not resolve_all)
+    store.insert_note(conn, note, vf.size, vf.mtime_ns, text.digest, resolutions)
+    store.mark_dirty(conn, dirty)
+    return 1
+
+
+def _final_pass(
+    conn: store.Connection, resolver: _Resolver, resolve_all: bool, progress: Progress | None
+) -> None:
+    """Re-resolve every link whose target set changed; check anchors and alias fixes."""
+    if resolve_all:
+        rows = conn.execute(
+            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
+            " l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
+            " WHERE l.dst_path IS NULL OR l.heading IS NOT NULL OR l.block IS NOT NULL"
+        )
+        links = [store.StoredLink(*r) for r in rows]
+    else:
+        links = store.links_with_keys(conn, store.dirty_keys(conn))
+    updates: list[tuple[int, store.LinkResolution]] = []
+    for i, link in enumerate(links):
+        res = resolver.resolve(link.src_path, link.target, link.heading, link.block)
+        current = store.LinkResolution(
+            link.dst_path,
+            tuple(json.loads(link.candidates)) if link.candidates else (),
+            None if link.anchor_ok is None else bool(link.anchor_ok),
+            link.alias_fix,
+        )
+        if res != current:
+            updates.append((link.id, res))
+        if progress and i % 5000 == 0:
+            progress("links", i, len(links))
+    store.update_resolutions(conn, updates)
+    store.clear_dirty(conn)
+

@@ -1,0 +1,657 @@
+"""Markdown parsing: note text in, `ParsedNote` out (pure; no files, no database).
+
+markdown-it-py does the CommonMark work (so code, math and HTML comments are never mistaken for
+links or tags); one small inline rule adds Obsidian wikilinks and embeds. Front matter is split
+off by hand so line numbers stay exact and a UTF-8 BOM or broken YAML never hides the note.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from vaultmem.model import (
+    BlockId,
+    Chunk,
+    Field,
+    Heading,
+    JSONValue,
+    Link,
+    ParsedNote,
+    Task,
+)
+
+try:  # the C loader is ~10x faster; fall back where libyaml is missing
+    from yaml import CSafeLoader as _YamlLoader
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import SafeLoader as _YamlLoader  # type: ignore[assignment]
+
+CHUNK_MAX_CHARS = 1500
+CHUNK_OVERLAP_CHARS = 200
+
+_PLACEHOLDER = "\ufffc"  # stands in for code, math and link markup when scanning for tags
+_SCHEME_RE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
+# A tag: "#" after start or white space, then letters, digits, "_", "-", "/" or any non-ASCII.
+_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
+_FIELD_KEY = r"[^\W\d_](?:[\w \-/.]*?\w)?|_\w*"
+_FULL_FIELD_RE = re.compile(rf"^\s*(?:\*\*)?({_FIELD_KEY})(?:\*\*)?::[ \t]*(.*)$")
+_FIELD_VALUE = r"(?:\[\[[^\]\n]*\]\]|[^\[\]\n])*"
+_BRACKET_FIELD_RE = re.compile(rf"\[({_FIELD_KEY})::[ \t]*({_FIELD_VALUE})\]")
+_PAREN_FIELD_RE = re.compile(rf"\(({_FIELD_KEY})::[ \t]*((?:\[\[[^\]\n]*\]\]|[^()\n])*)\)")
+_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^([A-Za-z0-9][A-Za-z0-9\-]*)\s*$")
+_TASK_RE = re.compile(r"^\[(.)\]\s+(.*)$")
+_WIKILINK_IN_TEXT_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_DATE = r"\d{4}-\d{2}-\d{2}"
+_DUE_EMOJI_RE = re.compile(rf"📅\s*({_DATE})")
+_DONE_EMOJI_RE = re.compile(rf"✅\s*({_DATE})")
+_PRIORITY_EMOJI = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FM_OPEN_RE = re.compile(r"^---[ \t]*$")
+_FM_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+_LIST_KEYS = {"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"}
+
+
+# --------------------------------------------------------------------------- wikilinks
+
+
+@dataclass(frozen=True)
+class LinkRef:
+    """The parts of a link reference such as `Note#Heading#Sub|shown` or `Note#^block`."""
+
+    target: str
+    heading: str | None
+    block: str | None
+    display: str | None
+
+
+def split_link_ref(inner: str) -> LinkRef | None:
+    """Split the inside of `[[...]]` the way Obsidian does; None when it is not a link."""
+    inner = inner.replace("\\|", "|")
+    ref, bar, display = inner.partition("|")
+    shown = display.strip() if bar else None
+    target, hash_, anchor = ref.partition("#")
+    target = target.strip()
+    heading = block = None
+    if hash_:
+        anchor = anchor.strip()
+        if anchor.startswith("^"):
+            block = anchor[1:].strip() or None
+        else:
+            parts = [p.strip() for p in anchor.split("#")]
+            heading = "#".join(p for p in parts if p) or None
+    if not target and heading is None and block is None:
+        return None
+    return LinkRef(target, heading, block, shown or None)
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if src.startswith("![[", pos):
+        embed, start = True, pos + 3
+    elif src.startswith("[[", pos):
+        embed, start = False, pos + 2
+    else:
+        return False
+    end = src.find("]]", start)
+    if end < 0:
+        return False
+    inner = src[start:end]
+    if "\n" in inner or "[[" in inner:
+        return False
+    ref = split_link_ref(inner)
+    if ref is None:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = src[pos : end + 2]
+        token.meta = {"ref": ref, "embed": embed}
+    state.pos = end + 2
+    return True
+
+
+def _build_markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    # Obsidian math: `$x$` needs no space inside the dollars; "$5 and $10" stays text.
+    dollarmath_plugin(md, allow_labels=False, allow_space=False, allow_digits=False)
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    # Keep escapes as separate tokens so `\#tag` is not a tag.
+    md.core.ruler.disable("text_join")
+    return md
+
+
+_MD = _build_markdown()
+
+
+# --------------------------------------------------------------------------- front matter
+
+
+def _normalise(value: Any) -> JSONValue:
+    """YAML values to JSON-safe ones: dates become ISO strings, keys strings."""
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _normalise(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_normalise(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def split_front_matter(text: str) -> tuple[str | None, int]:
+    """Return the YAML between the opening and closing `---` and the number of lines it spans."""
+    if not text.startswith("---"):
+        return None, 0
+    lines = text.split("\n", 1)
+    if not _FM_OPEN_RE.match(lines[0]) or len(lines) < 2:
+        return None, 0
+    rest = lines[1]
+    offset = 0
+    count = 1
+    for line in rest.split("\n"):
+        count += 1
+        if _FM_CLOSE_RE.match(line):
+            return rest[:offset], count
+        offset += len(line) + 1
+    return None, 0
+
+
+def _yaml_error(exc: yaml.YAMLError, first_line: int) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + first_line}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{where}: {problem}"
+
+
+def _salvage_yaml(raw: str) -> tuple[dict[str, JSONValue], list[str]]:
+    """Read broken front matter one top-level property at a time, keeping what parses."""
+    entries: list[tuple[int, list[str]]] = []
+    for n, line in enumerate(raw.split("\n"), start=2):
+        if line and not line[0].isspace() and not line.startswith(("-", "#")) and ":" in line:
+            entries.append((n, [line]))
+        elif entries:
+            entries[-1][1].append(line)
+    data: dict[str, JSONValue] = {}
+    bad: list[str] = []
+    for first_line, lines in entries:
+        try:
+            part = yaml.load("\n".join(lines), Loader=_YamlLoader)  # noqa: S506 - a safe loader
+        except yaml.YAMLError as exc:
+            key = lines[0].split(":", 1)[0].strip()
+            bad.append(f"'{key}'{_yaml_error(exc, first_line)}")
+            continue
+        if isinstance(part, dict):
+            normalised = _normalise(part)
+            assert isinstance(normalised, dict)
+            data.update(normalised)
+    return data, bad
+
+
+def _load_yaml(raw: str) -> tuple[dict[str, JSONValue], str | None]:
+    """Front matter as normalised properties, and a warning when some could not be read."""
+    try:
+        data = yaml.load(raw, Loader=_YamlLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        salvaged, bad = _salvage_yaml(raw)
+        if salvaged:
+            return salvaged, (
+                f"broken YAML front matter: skipped {'; '.join(bad) or 'part of it'};"
+                " the other properties were kept"
+            )
+        return {}, f"broken YAML front matter{_yaml_error(exc, 2)}; the note is indexed as text"
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, "front matter is not a mapping of properties; ignored"
+    normalised = _normalise(data)
+    assert isinstance(normalised, dict)
+    return normalised, None
+
+
+def _as_strings(value: JSONValue, split: bool) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        out: list[str] = []
+        for item in value:
+            out.extend(_as_strings(item, split))
+        return out
+    text = str(value).strip()
+    if not text:
+        return []
+    return [p for p in re.split(r"[,\s]+", text) if p] if split else [text]
+
+
+# --------------------------------------------------------------------------- comments
+
+
+def _mask_comments(body: str) -> str:
+    """Blank out `%% comments %%` (keeping lines and columns), except inside fenced code."""
+    if "%%" not in body:
+        return body
+    out: list[str] = []
+    fence: str | None = None
+    in_comment = False
+    for line in body.split("\n"):
+        if fence is not None and not in_comment:
+            stripped = line.strip()
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = None
+            out.append(line)
+            continue
+        if not in_comment:
+            m = _FENCE_RE.match(line)
+            if m and "%%" not in line[: m.start(1)]:
+                fence = m.group(1)
+                out.append(line)
+                continue
+        chars = list(line)
+        i = 0
+        while i < len(line):
+            j = line.find("%%", i)
+            if in_comment:
+                stop = len(line) if j < 0 else j + 2
+                chars[i:stop] = " " * (stop - i)
+                if j < 0:
+                    break
+                in_comment = False
+                i = stop
+            else:
+                if j < 0:
+                    break
+                in_comment = True
+                chars[j : j + 2] = "  "
+                i = j + 2
+        out.append("".join(chars))
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- inline scan
+
+
+@dataclass
+class _Line:
+    """One source line of an inline token, rebuilt two ways for the scanners."""
+
+    number: int
+    raw: list[str]  # text and link markup, code and math replaced: what fields read
+    masked: list[str]  # link markup replaced too: what the tag scanner reads
+
+    def add(self, raw: str, masked: str | None = None) -> None:
+        self.raw.append(raw)
+        self.masked.append(raw if masked is None else masked)
+
+
+@dataclass
+class _PendingLink:
+    link: Link
+    line: int
+    column: int  # offset in the rebuilt raw line, to match inline fields
+
+
+def _markdown_link(href: str, line: int, display: str, embed: bool) -> Link | None:
+    href = href.strip()
+    if not href or _SCHEME_RE.match(href):
+        return None
+    path, _, anchor = href.partition("#")
+    target = unquote(path).strip()
+    heading = block = None
+    anchor = unquote(anchor).strip()
+    if anchor.startswith("^"):
+        block = anchor[1:] or None
+    elif anchor:
+        heading = anchor
+    if not target and heading is None and block is None:
+        return None
+    return Link(
+        target=target,
+        line=line,
+        kind="markdown",
+        heading=heading,
+        block=block,
+        display=display.strip() or None,
+        embed=embed,
+        relation="embeds" if embed else "links_to",
+    )
+
+
+def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], list[_PendingLink]]:
+    lines = [_Line(first_line, [], [])]
+    links: list[_PendingLink] = []
+    open_link: tuple[str, int, int, list[str]] | None = None  # href, line, column, text
+    for tok in children:
+        cur = lines[-1]
+        kind = tok.type
+        if kind == "text":
+            cur.add(tok.content)
+            if open_link is not None:
+                open_link[3].append(tok.content)
+        elif kind in ("softbreak", "hardbreak"):
+            lines.append(_Line(cur.number + 1, [], []))
+        elif kind == "wikilink":
+            ref: LinkRef = tok.meta["ref"]
+            embed: bool = tok.meta["embed"]
+            column = sum(len(p) for p in cur.raw)
+            link = Link(
+                target=ref.target,
+                line=cur.number,
+                heading=ref.heading,
+                block=ref.block,
+                display=ref.display,
+                embed=embed,
+                relation="embeds" if embed else "links_to",
+            )
+            links.append(_PendingLink(link, cur.number, column))
+            cur.add(tok.content, _PLACEHOLDER)
+        elif kind == "link_open":
+            href = str(tok.attrGet("href") or "")
+            open_link = (href, cur.number, sum(len(p) for p in cur.raw), [])
+            cur.add("", _PLACEHOLDER)
+        elif kind == "link_close":
+            if open_link is not None:
+                href, line, column, text = open_link
+                md_link = _markdown_link(href, line, "".join(text), embed=False)
+                if md_link is not None:
+                    links.append(_PendingLink(md_link, line, column))
+            open_link = None
+        elif kind == "image":
+            md_link = _markdown_link(str(tok.attrGet("src") or ""), cur.number, tok.content, True)
+            if md_link is not None:
+                links.append(_PendingLink(md_link, cur.number, sum(len(p) for p in cur.raw)))
+            cur.add(_PLACEHOLDER)
+        elif kind == "text_special":  # an escape such as \# or an entity
+            cur.add(tok.content, _PLACEHOLDER)
+        elif kind in ("code_inline", "math_inline", "math_inline_double", "html_inline"):
+            cur.add(_PLACEHOLDER)
+            newlines = tok.content.count("\n")
+            for _ in range(newlines):
+                lines.append(_Line(lines[-1].number + 1, [], []))
+        # emphasis and strikethrough open/close tokens carry no text
+    return lines, links
+
+
+def _tags_in(text: str) -> Iterable[str]:
+    for m in _TAG_RE.finditer(text):
+        tag = m.group(1).rstrip("/")
+        if tag and not tag.replace("/", "").isdigit() and not tag.startswith("/"):
+            yield tag
+
+
+def _fields_in(line: str) -> list[tuple[str, str, int, int]]:
+    """(key, value, value_start, value_end) for every inline field on a rebuilt line."""
+    found: list[tuple[str, str, int, int]] = []
+    for regex in (_BRACKET_FIELD_RE, _PAREN_FIELD_RE):
+        for m in regex.finditer(line):
+            found.append((m.group(1).strip(), m.group(2).strip(), m.start(2), m.end(2)))
+    if not found:
+        m = _FULL_FIELD_RE.match(line)
+        if m and not line.lstrip().startswith(("[", "(")):
+            found.append((m.group(1).strip(), m.group(2).strip(), m.start(2), m.end(2)))
+    return found
+
+
+# --------------------------------------------------------------------------- the note
+
+
+@dataclass
+class _Collected:
+    tags: list[str]
+    links: list[Link]
+    fields: list[Field]
+    tasks: list[Task]
+    blocks: list[BlockId]
+
+
+def _task_from(status: str, text: str, line: int, fields: list[tuple[str, str]]) -> Task:
+    values = {k.lower(): v for k, v in fields}
+    due = values.get("due")
+    if due is None and (m := _DUE_EMOJI_RE.search(text)):
+        due = m.group(1)
+    done = values.get("completion")
+    if done is None and (m := _DONE_EMOJI_RE.search(text)):
+        done = m.group(1)
+    priority = values.get("priority")
+    if priority is None:
+        priority = next((p for emoji, p in _PRIORITY_EMOJI.items() if emoji in text), None)
+    return Task(line=line, status=status, text=text.strip(), due=due, priority=priority, done=done)
+
+
+def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str]]:
+    """Collect links, tags, fields, tasks and block ids; return (level, line, text) headings."""
+    headings: list[tuple[int, int, str]] = []
+    pending_heading: tuple[int, int] | None = None
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            assert tok.map is not None
+            pending_heading = (int(tok.tag[1:]), tok.map[0] + 1)
+            continue
+        if tok.type != "inline" or tok.map is None:
+            continue
+        is_heading = pending_heading is not None
+        lines, pending = _scan_inline(tok.children or [], tok.map[0] + 1)
+        if pending_heading is not None:
+            headings.append((pending_heading[0], pending_heading[1], tok.content.strip()))
+            pending_heading = None
+        in_list_item = i >= 2 and tokens[i - 2].type == "list_item_open"
+
+        field_spans: list[tuple[int, int, int, str]] = []  # line, start, end, key
+        for line in lines:
+            masked = "".join(line.masked)
+            for tag in _tags_in(masked):
+                out.tags.append(tag)
+            if is_heading:
+                continue
+            raw = "".join(line.raw)
+            for key, value, start, end in _fields_in(raw):
+                out.fields.append(Field(key=key, value=value, line=line.number))
+                field_spans.append((line.number, start, end, key))
+        for p in pending:
+            relation = p.link.relation
+            for number, start, end, key in field_spans:
+                if number == p.line and start <= p.column < end:
+                    relation = key
+                    break
+            if relation != p.link.relation:
+                out.links.append(
+                    Link(**{**p.link.__dict__, "relation": relation})  # typed link
+                )
+            else:
+                out.links.append(p.link)
+        if is_heading:
+            continue
+        last = "".join(lines[-1].raw)
+        if m := _BLOCK_ID_RE.search(last):
+            out.blocks.append(BlockId(m.group(1), lines[-1].number))
+        if in_list_item:
+            first = "".join(lines[0].raw)
+            if m := _TASK_RE.match(first):
+                task_fields = [(k, v) for k, v, _, _ in _fields_in(first)]
+                out.tasks.append(_task_from(m.group(1), m.group(2), lines[0].number, task_fields))
+    return headings
+
+
+def _key_line(key: str, fm_lines: list[str]) -> int:
+    """0-based index of the line where property `key` starts (0 when not found)."""
+    pattern = re.compile(rf"['\"]?{re.escape(key)}['\"]?\s*:")
+    return next((n for n, text in enumerate(fm_lines) if pattern.match(text)), 0)
+
+
+def _front_matter_links(fm: dict[str, JSONValue], fm_lines: list[str]) -> list[Link]:
+    links: list[Link] = []
+    for key, value in fm.items():
+        if key.lower() in _LIST_KEYS:
+            continue
+        at = _key_line(key, fm_lines)
+        for text in _as_strings(value, split=False):
+            for m in _WIKILINK_IN_TEXT_RE.finditer(text):
+                ref = split_link_ref(m.group(2))
+                if ref is None:
+                    continue
+                # the line holding this very link (list items sit below their key)
+                at = next((n for n in range(at, len(fm_lines)) if m.group(0) in fm_lines[n]), at)
+                links.append(
+                    Link(
+                        target=ref.target,
+                        line=at + 2,
+                        kind="property",
+                        heading=ref.heading,
+                        block=ref.block,
+                        display=ref.display,
+                        embed=bool(m.group(1)),
+                        relation=key,
+                    )
+                )
+    return links
+
+
+def _front_matter_fields(fm: dict[str, JSONValue], fm_lines: list[str]) -> list[Field]:
+    fields: list[Field] = []
+    for key, value in fm.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        fields.append(Field(key, shown, _key_line(key, fm_lines) + 2, source="property"))
+    return fields
+
+
+def _headings_with_ranges(found: list[tuple[int, int, str]], last_line: int) -> tuple[Heading, ...]:
+    out: list[Heading] = []
+    for i, (level, line, text) in enumerate(found):
+        end = last_line
+        for level2, line2, _ in found[i + 1 :]:
+            if level2 <= level:
+                end = line2 - 1
+                break
+        out.append(Heading(level=level, text=text, line=line, end_line=max(line, end)))
+    return tuple(out)
+
+
+def _split_long(lines: list[str], first: int) -> list[tuple[int, int, str]]:
+    """Split a section's lines into windows of at most CHUNK_MAX_CHARS, overlapping a little."""
+    windows: list[tuple[int, int, str]] = []
+    start = 0
+    n = len(lines)
+    while start < n:
+        size = 0
+        end = start
+        while end < n and (end == start or size + len(lines[end]) + 1 <= CHUNK_MAX_CHARS):
+            size += len(lines[end]) + 1
+            end += 1
+        windows.append((first + start, first + end - 1, "\n".join(lines[start:end])))
+        if end >= n:
+            break
+        back = end
+        overlap = 0
+        while back - 1 > start and overlap + len(lines[back - 1]) + 1 <= CHUNK_OVERLAP_CHARS:
+            back -= 1
+            overlap += len(lines[back]) + 1
+        start = back
+    return windows
+
+
+def _chunks(
+    body_lines: list[str], first_body_line: int, headings: tuple[Heading, ...]
+) -> tuple[Chunk, ...]:
+    """One chunk per heading section (long ones split), each with its heading path."""
+    bounds: list[tuple[int, tuple[str, ...]]] = [(first_body_line, ())]
+    stack: list[Heading] = []
+    for h in headings:
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        bounds.append((h.line, tuple(s.text for s in stack)))
+    chunks: list[Chunk] = []
+    total = len(body_lines)
+    for i, (start, path) in enumerate(bounds):
+        end = bounds[i + 1][0] - 1 if i + 1 < len(bounds) else total
+        section = body_lines[start - 1 : end]
+        while section and not section[-1].strip():
+            section.pop()
+        if not "".join(section).strip():
+            continue
+        if sum(len(s) + 1 for s in section) <= CHUNK_MAX_CHARS:
+            windows = [(start, start + len(section) - 1, "\n".join(section))]
+        else:
+            windows = _split_long(section, start)
+        for s, e, text in windows:
+            chunks.append(Chunk(len(chunks), path, s, e, text.strip("\n")))
+    if not chunks:
+        line = max(1, min(first_body_line, total))
+        chunks.append(Chunk(0, (), line, line, ""))
+    return tuple(chunks)
+
+
+def _dedupe_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, str] = {}
+    for tag in tags:
+        tag = unicodedata.normalize("NFC", tag.lstrip("#").strip())
+        if tag and tag.lower() not in seen:
+            seen[tag.lower()] = tag
+    return tuple(seen.values())
+
+
+def parse_note(text: str, path: str) -> ParsedNote:
+    """Parse one note's text; `path` is vault-relative with forward slashes."""
+    warnings: list[str] = []
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+        warnings.append("NUL bytes removed")
+    all_lines = text.split("\n")
+    if all_lines and all_lines[-1] == "":
+        all_lines.pop()
+    line_count = len(all_lines)
+
+    raw_fm, fm_line_count = split_front_matter(text)
+    fm: dict[str, JSONValue] = {}
+    fm_lines: list[str] = []
+    if raw_fm is not None:
+        fm, problem = _load_yaml(raw_fm)
+        fm_lines = raw_fm.split("\n")
+        if problem:
+            warnings.append(problem)
+            if not fm:
+                fm_line_count = 0  # unreadable front matter stays searchable as text
+    body_lines = ["" if n < fm_line_count else line for n, line in enumerate(all_lines)]
+    body = _mask_comments("\n".join(body_lines))
+    body_lines = body.split("\n")
+
+    collected = _Collected([], [], [], [], [])
+    heading_data = _walk_body(_MD.parse(body), collected)
+    headings = _headings_with_ranges(heading_data, max(line_count, 1))
+
+    fm_links = _front_matter_links(fm, fm_lines) if fm else []
+    fm_fields = _front_matter_fields(fm, fm_lines) if fm else []
+    aliases = tuple(
+        dict.fromkeys(_as_strings(fm.get("aliases"), False) + _as_strings(fm.get("alias"), False))
+    )
+    fm_tags = _as_strings(fm.get("tags"), True) + _as_strings(fm.get("tag"), True)
+
+    return ParsedNote(
+        path=path,
+        title=PurePosixPath(path).name.removesuffix(".md"),
+        aliases=aliases,
+        tags=_dedupe_tags([*fm_tags, *collected.tags]),
+        frontmatter=fm,
+        headings=headings,
+        blocks=tuple(collected.blocks),
+        links=tuple(fm_links + collected.links),
+        tasks=tuple(collected.tasks),
+        fields=tuple(fm_fields + collected.fields),
+        chunks=_chunks(body_lines, fm_line_count + 1, headings),
+        warnings=tuple(warnings),
+        line_count=line_count,
+    )

@@ -1,0 +1,130 @@
+"""Finding the vault's files (ignore rules, symlink loops) and reading notes safely."""
+
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import hashlib
+import os
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+FileKind = Literal["note", "attachment"]
+_BINARY_PROBE = 8192
+
+
+@dataclass(frozen=True)
+class VaultFile:
+    path: str  # vault-relative, forward slashes, NFC
+    kind: FileKind
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    files: list[VaultFile]
+    skipped: dict[str, str]  # path -> why
+
+
+def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    for raw in patterns:
+        pattern = raw.strip().strip("/")
+        if not pattern:
+            continue
+        if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern + "/*"):
+            return True
+        if "/" not in pattern and fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -> ScanResult:
+    """Every note and attachment under `root`, skipping dot-folders, excludes and oversize notes."""
+    files: list[VaultFile] = []
+    skipped: dict[str, str] = {}
+    seen_dirs: set[tuple[int, int]] = set()
+    stack: list[tuple[Path, str]] = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            st = folder.stat()
+        except OSError as exc:
+            skipped[prefix or "."] = f"cannot open folder: {exc.strerror or exc}"
+            continue
+        if (st.st_dev, st.st_ino) in seen_dirs:
+            skipped[prefix] = "symlink loop or second link to a folder already indexed"
+            continue
+        seen_dirs.add((st.st_dev, st.st_ino))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            skipped[prefix or "."] = f"cannot list folder: {exc.strerror or exc}"
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = unicodedata.normalize("NFC", prefix + entry.name)
+            if _excluded(rel, exclude):
+                continue
+            try:
+                is_dir = entry.is_dir()  # follows symlinks
+                est = entry.stat()
+            except OSError as exc:
+                skipped[rel] = (
+                    "broken symlink" if entry.is_symlink() else f"cannot stat: {exc.strerror}"
+                )
+                continue
+            if is_dir:
+                stack.append((Path(entry.path), rel + "/"))
+                continue
+            if not entry.is_file():
+                continue
+            is_note = entry.name.lower().endswith(".md")
+            if is_note and est.st_size > max_bytes:
+                skipped[rel] = (
+                    f"larger than {max_bytes / (1 << 20):g} MB ({est.st_size / (1 << 20):.1f} MB);"
+                    " raise max_file_mb in .vaultmem/config.toml to index it"
+                )
+                continue
+            files.append(VaultFile(rel, "note" if is_note else "attachment", est.st_size,
+                                   est.st_mtime_ns))
+    files.sort(key=lambda f: f.path)
+    return ScanResult(files, skipped)
+
+
+class Unreadable(Exception):
+    """A note that cannot be indexed; the message says why (shown by `vaultmem doctor`)."""
+
+
+@dataclass(frozen=True)
+class NoteText:
+    text: str
+    digest: str
+    warning: str | None
+
+
+def read_note(path: Path) -> NoteText:
+    """Read a note's bytes and decode them, refusing binary files."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise Unreadable(f"cannot read: {exc.strerror or exc}") from exc
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return NoteText(data.decode("utf-16", errors="replace"), digest, "UTF-16 file read")
+    if b"\x00" in data[:_BINARY_PROBE]:
+        raise Unreadable("binary file with a .md name (NUL bytes); not indexed")
+    try:
+        return NoteText(data.decode("utf-8"), digest, None)
+    except UnicodeDecodeError as exc:
+        warning = (
+            f"not valid UTF-8 (byte {exc.start}); read as Windows-1252, "
+            "re-save the file as UTF-8 to silence this"
+        )
+        return NoteText(data.decode("cp1252", errors="replace"), digest, warning)

@@ -1,0 +1,471 @@
+"""The SQLite index: schema, connection and every SQL statement vaultmem runs."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
+
+from vaultmem.errors import NoIndex, SchemaMismatch
+from vaultmem.model import ParsedNote
+from vaultmem.resolver import fold, heading_key, name_key
+
+SCHEMA_VERSION = 1
+Connection = sqlite3.Connection
+
+# Column weights for bm25 over chunks_fts(title, aliases, headings, tags, path, body).
+FTS_WEIGHTS = (10.0, 8.0, 4.0, 4.0, 2.0, 1.0)
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE notes (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,                -- note | attachment
+    key TEXT NOT NULL,                 -- name_key(path): what bare links match
+    title TEXT NOT NULL,
+    folded_title TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT,
+    date TEXT,
+    frontmatter TEXT NOT NULL DEFAULT '{}',
+    aliases TEXT NOT NULL DEFAULT '[]',
+    warnings TEXT NOT NULL DEFAULT '[]',
+    line_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX notes_key ON notes(key);
+CREATE INDEX notes_title ON notes(folded_title);
+CREATE TABLE aliases (note_id INTEGER NOT NULL, alias TEXT NOT NULL, alias_key TEXT NOT NULL);
+CREATE INDEX aliases_note ON aliases(note_id);
+CREATE INDEX aliases_key ON aliases(alias_key);
+CREATE TABLE headings (
+    note_id INTEGER NOT NULL, level INTEGER NOT NULL, text TEXT NOT NULL, norm TEXT NOT NULL,
+    line INTEGER NOT NULL, end_line INTEGER NOT NULL
+);
+CREATE INDEX headings_note ON headings(note_id);
+CREATE TABLE blocks (note_id INTEGER NOT NULL, block_id TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE INDEX blocks_note ON blocks(note_id);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY, note_id INTEGER NOT NULL, seq INTEGER NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, heading TEXT NOT NULL
+);
+CREATE INDEX chunks_note ON chunks(note_id);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    title, aliases, headings, tags, path, body,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE links (
+    id INTEGER PRIMARY KEY,
+    src_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,                -- wiki | markdown | property
+    target TEXT NOT NULL,
+    target_key TEXT NOT NULL,
+    heading TEXT,
+    block TEXT,
+    display TEXT,
+    embed INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    dst_path TEXT,                     -- NULL: a wanted note
+    candidates TEXT,                   -- JSON list when several files matched
+    anchor_ok INTEGER,                 -- heading/block found in the target (NULL: no anchor)
+    alias_fix TEXT                     -- path of the note whose alias this wanted link names
+);
+CREATE INDEX links_src ON links(src_id);
+CREATE INDEX links_key ON links(target_key);
+CREATE INDEX links_dst ON links(dst_path);
+CREATE TABLE tags (note_id INTEGER NOT NULL, tag TEXT NOT NULL, direct INTEGER NOT NULL);
+CREATE INDEX tags_note ON tags(note_id);
+CREATE INDEX tags_tag ON tags(tag COLLATE NOCASE);
+CREATE TABLE tasks (
+    note_id INTEGER NOT NULL, line INTEGER NOT NULL, status TEXT NOT NULL, checked INTEGER NOT NULL,
+    text TEXT NOT NULL, due TEXT, priority TEXT, done TEXT
+);
+CREATE INDEX tasks_note ON tasks(note_id);
+CREATE TABLE fields (
+    note_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, line INTEGER NOT NULL,
+    source TEXT NOT NULL
+);
+CREATE INDEX fields_note ON fields(note_id);
+CREATE INDEX fields_key ON fields(key);
+CREATE TABLE dirty_keys (key TEXT PRIMARY KEY);  -- link targets to re-resolve
+CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+"""
+
+_NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields")
+
+
+def connect(path: Path) -> Connection:
+    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute("PRAGMA cache_size=-65536")
+    return conn
+
+
+def create(path: Path) -> Connection:
+    """Create an empty index at `path` (which must not exist)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = connect(path)
+    # One script in one transaction: a crash leaves no half-made schema behind.
+    conn.executescript(
+        "BEGIN;"
+        + _SCHEMA
+        + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
+        + f" ('created_at', '{time.time()}');"
+        + "COMMIT;"
+    )
+    return conn
+
+
+def open_existing(path: Path) -> Connection:
+    """Open an index for reading, checking its schema version."""
+    if not path.exists():
+        raise NoIndex(f"no index at {path} yet: run `vaultmem reindex`")
+    conn = connect(path)
+    check_schema(conn, path)
+    return conn
+
+
+def check_schema(conn: Connection, path: Path) -> None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise SchemaMismatch(
+            f"the index at {path} cannot be read ({exc}): run `vaultmem reindex --full`"
+        ) from exc
+    version = row[0] if row else "none"
+    if version != str(SCHEMA_VERSION):
+        raise SchemaMismatch(
+            f"the index at {path} was built with schema {version}, this vaultmem uses "
+            f"{SCHEMA_VERSION}: run `vaultmem reindex --full`"
+        )
+
+
+@contextmanager
+def transaction(conn: Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def get_meta(conn: Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+@dataclass(frozen=True)
+class FileState:
+    id: int
+    kind: str
+    size: int
+    mtime_ns: int
+    hash: str | None
+
+
+@dataclass(frozen=True)
+class LinkResolution:
+    dst_path: str | None
+    candidates: tuple[str, ...]
+    anchor_ok: bool | None
+    alias_fix: str | None
+
+
+def file_states(conn: Connection) -> dict[str, FileState]:
+    rows = conn.execute("SELECT path, id, kind, size, mtime_ns, hash FROM notes")
+    return {r[0]: FileState(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+
+
+def delete_files(conn: Connection, ids: Sequence[int]) -> None:
+    for start in range(0, len(ids), 500):
+        part = list(ids[start : start + 500])
+        marks = ",".join("?" * len(part))
+        conn.execute(
+            f"DELETE FROM chunks_fts WHERE rowid IN "
+            f"(SELECT id FROM chunks WHERE note_id IN ({marks}))",
+            part,
+        )
+        for table in ("chunks", *_NOTE_TABLES):
+            conn.execute(f"DELETE FROM {table} WHERE note_id IN ({marks})", part)
+        conn.execute(f"DELETE FROM links WHERE src_id IN ({marks})", part)
+        conn.execute(f"DELETE FROM notes WHERE id IN ({marks})", part)
+
+
+def update_stat(conn: Connection, file_id: int, size: int, mtime_ns: int) -> None:
+    conn.execute("UPDATE notes SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
+
+
+def insert_attachment(conn: Connection, path: str, size: int, mtime_ns: int) -> None:
+    title = path.rsplit("/", 1)[-1]
+    conn.execute(
+        "INSERT INTO notes(path, kind, key, title, folded_title, size, mtime_ns)"
+        " VALUES (?, 'attachment', ?, ?, ?, ?, ?)",
+        (path, name_key(path), title, fold(title), size, mtime_ns),
+    )
+
+
+def _note_date(note: ParsedNote) -> str | None:
+    for key in ("date", "created", "captured_at"):
+        value = note.frontmatter.get(key)
+        if isinstance(value, str) and value[:4].isdigit():
+            return value
+    return None
+
+
+def insert_note(
+    conn: Connection,
+    note: ParsedNote,
+    size: int,
+    mtime_ns: int,
+    digest: str,
+    resolutions: Sequence[LinkResolution],
+) -> int:
+    """Insert a parsed note with its chunks, links and metadata; returns its id."""
+    cur = conn.execute(
+        "INSERT INTO notes(path, kind, key, title, folded_title, size, mtime_ns, hash, date,"
+        " frontmatter, aliases, warnings, line_count) VALUES (?, 'note', ?, ?, ?, ?, ?, ?, ?, ?,"
+        " ?, ?, ?)",
+        (
+            note.path,
+            name_key(note.path),
+            note.title,
+            fold(note.title),
+            size,
+            mtime_ns,
+            digest,
+            _note_date(note),
+            json.dumps(note.frontmatter, ensure_ascii=False, default=str),
+            json.dumps(list(note.aliases), ensure_ascii=False),
+            json.dumps(list(note.warnings), ensure_ascii=False),
+            note.line_count,
+        ),
+    )
+    note_id = int(cur.lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO aliases(note_id, alias, alias_key) VALUES (?, ?, ?)",
+        [(note_id, a, name_key(a)) for a in note.aliases],
+    )
+    conn.executemany(
+        "INSERT INTO headings(note_id, level, text, norm, line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
+        [(note_id, h.level, h.text, heading_key(h.text), h.line, h.end_line) for h in note.headings],
+    )
+    conn.executemany(
+        "INSERT INTO blocks(note_id, block_id, line) VALUES (?, ?, ?)",
+        [(note_id, b.id, b.line) for b in note.blocks],
+    )
+    tag_rows: dict[str, int] = {}
+    for tag in note.tags:
+        tag_rows[tag] = 1
+        parts = tag.split("/")
+        for depth in range(1, len(parts)):
+            tag_rows.setdefault("/".join(parts[:depth]), 0)
+    conn.executemany(
+        "INSERT INTO tags(note_id, tag, direct) VALUES (?, ?, ?)",
+        [(note_id, t, d) for t, d in tag_rows.items()],
+    )
+    conn.executemany(
+        "INSERT INTO tasks(note_id, line, status, checked, text, due, priority, done)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (note_id, t.line, t.status, int(t.checked), t.text, t.due, t.priority, t.done)
+            for t in note.tasks
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO fields(note_id, key, value, line, source) VALUES (?, ?, ?, ?, ?)",
+        [(note_id, f.key, f.value, f.line, f.source) for f in note.fields],
+    )
+    aliases_text = " ".join(note.aliases)
+    tags_text = " ".join(note.tags)
+    first_chunk = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+    conn.executemany(
+        "INSERT INTO chunks(id, note_id, seq, start_line, end_line, heading) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (first_chunk + c.seq, note_id, c.seq, c.start_line, c.end_line, c.heading)
+            for c in note.chunks
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO chunks_fts(rowid, title, aliases, headings, tags, path, body)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (first_chunk + c.seq, note.title, aliases_text, " ".join(c.heading_path), tags_text,
+             note.path, c.text)
+            for c in note.chunks
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO links(src_id, line, kind, target, target_key, heading, block, display, embed,"
+        " relation, dst_path, candidates, anchor_ok, alias_fix)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                note_id,
+                link.line,
+                link.kind,
+                link.target,
+                name_key(link.target) if link.target else "",
+                link.heading,
+                link.block,
+                link.display,
+                int(link.embed),
+                link.relation,
+                res.dst_path,
+                json.dumps(list(res.candidates), ensure_ascii=False) if res.candidates else None,
+                None if res.anchor_ok is None else int(res.anchor_ok),
+                res.alias_fix,
+            )
+            for link, res in zip(note.links, resolutions, strict=True)
+        ],
+    )
+    return note_id
+
+
+def mark_dirty(conn: Connection, keys: Iterable[str]) -> None:
+    conn.executemany("INSERT OR IGNORE INTO dirty_keys(key) VALUES (?)", [(k,) for k in keys])
+
+
+def dirty_keys(conn: Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT key FROM dirty_keys")]
+
+
+def clear_dirty(conn: Connection) -> None:
+    conn.execute("DELETE FROM dirty_keys")
+
+
+@dataclass(frozen=True)
+class StoredLink:
+    id: int
+    src_path: str
+    target: str
+    heading: str | None
+    block: str | None
+    dst_path: str | None
+    candidates: str | None
+    anchor_ok: int | None
+    alias_fix: str | None
+
+
+def links_with_keys(conn: Connection, keys: Sequence[str]) -> list[StoredLink]:
+    """Links whose target names one of `keys` (or, for "", the note itself)."""
+    out: list[StoredLink] = []
+    for start in range(0, len(keys), 500):
+        part = list(keys[start : start + 500])
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
+            f" l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
+            f" WHERE l.target_key IN ({marks})",
+            part,
+        )
+        out.extend(StoredLink(*r) for r in rows)
+    return out
+
+
+def links_to_paths(conn: Connection, paths: Sequence[str]) -> list[StoredLink]:
+    """Links currently resolved to one of `paths` (same-note links included)."""
+    out: list[StoredLink] = []
+    for start in range(0, len(paths), 500):
+        part = list(paths[start : start + 500])
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
+            f" l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
+            f" WHERE l.dst_path IN ({marks})",
+            part,
+        )
+        out.extend(StoredLink(*r) for r in rows)
+    return out
+
+
+def update_resolutions(conn: Connection, rows: Sequence[tuple[int, LinkResolution]]) -> None:
+    conn.executemany(
+        "UPDATE links SET dst_path = ?, candidates = ?, anchor_ok = ?, alias_fix = ? WHERE id = ?",
+        [
+            (
+                r.dst_path,
+                json.dumps(list(r.candidates), ensure_ascii=False) if r.candidates else None,
+                None if r.anchor_ok is None else int(r.anchor_ok),
+                r.alias_fix,
+                link_id,
+            )
+            for link_id, r in rows
+        ],
+    )
+
+
+def anchors_of(conn: Connection, path: str) -> tuple[set[str], set[str]]:
+    """(heading keys, folded block ids) of the note at `path`."""
+    row = conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return set(), set()
+    heads = {r[0] for r in conn.execute("SELECT norm FROM headings WHERE note_id = ?", (row[0],))}
+    blocks = {
+        fold(r[0]) for r in conn.execute("SELECT block_id FROM blocks WHERE note_id = ?", (row[0],))
+    }
+    return heads, blocks
+
+
+def alias_owners(conn: Connection) -> dict[str, str]:
+    """alias key -> path of the note listing it (shortest path first when several do)."""
+    owners: dict[str, str] = {}
+    rows = conn.execute(
+        "SELECT a.alias_key, n.path FROM aliases a JOIN notes n ON n.id = a.note_id"
+        " ORDER BY length(n.path), n.path"
+    )
+    for key, path in rows:
+        owners.setdefault(key, path)
+    return owners
+
+
+def replace_skipped(conn: Connection, skipped: dict[str, str]) -> None:
+    conn.execute("DELETE FROM skipped")
+    conn.executemany("INSERT INTO skipped(path, reason) VALUES (?, ?)", sorted(skipped.items()))
+
+
+def keyword_chunks(
+    conn: Connection, match: str, limit: int
+) -> list[tuple[str, str, int, int, str, float, str]]:
+    """Best chunks for an FTS5 query: (path, title, start, end, heading, bm25, snippet)."""
+    weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+    rows = conn.execute(
+        f"SELECT f.rowid, bm25(chunks_fts, {weights}) AS rank,"
+        " snippet(chunks_fts, 5, char(2), char(3), '…', 24)"
+        " FROM chunks_fts f WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+        (match, limit),
+    ).fetchall()
+    if not rows:
+        return []
+    meta = {
+        r[0]: r[1:]
+        for r in conn.execute(
+            "SELECT c.id, n.path, n.title, c.start_line, c.end_line, c.heading FROM chunks c"
+            f" JOIN notes n ON n.id = c.note_id WHERE c.id IN ({','.join('?' * len(rows))})",
+            [r[0] for r in rows],
+        )
+    }
+    return [(*meta[rowid], rank, snippet) for rowid, rank, snippet in rows if rowid in meta]
+
+
+def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]

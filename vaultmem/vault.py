@@ -1,0 +1,511 @@
+"""The core API every front-end calls: open a vault, reindex, search, show, stats, doctor."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultmem import store
+from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
+from vaultmem.errors import NoteNotFound, UsageError, VaultNotFound
+from vaultmem.indexer import Progress, ReindexReport, reindex
+from vaultmem.resolver import fold
+
+HIGHLIGHT_START = "\x02"
+HIGHLIGHT_END = "\x03"
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+
+def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
+    """--vault, else $VAULTMEM_VAULT, else the current folder when it looks like a vault."""
+    raw = given or os.environ.get("VAULTMEM_VAULT")
+    if raw:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            raise VaultNotFound(f"vault folder {path} does not exist")
+        if not path.is_dir():
+            raise VaultNotFound(f"vault path {path} is not a folder")
+        return path.resolve()
+    here = (cwd or Path.cwd()).resolve()
+    if (here / ".obsidian").is_dir() or (here / ".vaultmem").is_dir():
+        return here
+    raise VaultNotFound(
+        "no vault given: pass --vault PATH, set VAULTMEM_VAULT, or run inside a vault "
+        "(a folder holding .obsidian or .vaultmem; `vaultmem init` makes one)"
+    )
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    title: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str  # matched words wrapped in HIGHLIGHT_START/HIGHLIGHT_END
+    header: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "startLine": self.start_line,
+            "endLine": self.end_line,
+            "score": round(self.score, 4),
+            "snippet": plain(self.snippet),
+            "header": self.header,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: tuple[Hit, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"query": self.query, "results": [h.to_json() for h in self.hits]}
+
+
+@dataclass(frozen=True)
+class OutLink:
+    line: int
+    written: str
+    target: str
+    relation: str
+    kind: str
+    embed: bool
+    heading: str | None
+    block: str | None
+    display: str | None
+    dst_path: str | None
+    candidates: tuple[str, ...]
+    anchor_ok: bool | None
+    alias_fix: str | None
+
+    @property
+    def status(self) -> str:
+        if self.dst_path is None:
+            return "alias-fixable" if self.alias_fix else "wanted"
+        if self.anchor_ok is False:
+            return "missing-anchor"
+        return "ambiguous" if len(self.candidates) > 1 else "resolved"
+
+
+@dataclass(frozen=True)
+class Backlink:
+    src_path: str
+    line: int
+    relation: str
+    anchor: str | None
+    context: str
+
+
+@dataclass(frozen=True)
+class HeadingInfo:
+    level: int
+    text: str
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    line: int
+    status: str
+    text: str
+    due: str | None
+    priority: str | None
+
+
+@dataclass(frozen=True)
+class NoteInfo:
+    path: str
+    title: str
+    kind: str
+    size: int
+    line_count: int
+    date: str | None
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    frontmatter: dict[str, object]
+    warnings: tuple[str, ...]
+    headings: tuple[HeadingInfo, ...]
+    links: tuple[OutLink, ...]
+    backlinks: tuple[Backlink, ...]
+    tasks: tuple[TaskInfo, ...]
+
+
+@dataclass(frozen=True)
+class Stats:
+    notes: int
+    attachments: int
+    chunks: int
+    links: int
+    resolved_links: int
+    wanted_links: int
+    wanted_notes: int
+    ambiguous_links: int
+    tags: int
+    open_tasks: int
+    done_tasks: int
+    skipped: int
+    notes_with_warnings: int
+    index_path: str
+    index_bytes: int
+    schema_version: int
+    last_reindex: float | None
+
+
+@dataclass(frozen=True)
+class LinkProblem:
+    src_path: str
+    line: int
+    written: str
+    detail: str
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    warnings: tuple[tuple[str, str], ...]
+    skipped: tuple[tuple[str, str], ...]
+    ambiguous: tuple[LinkProblem, ...]
+    alias_fixable: tuple[LinkProblem, ...]
+    missing_anchors: tuple[LinkProblem, ...]
+    index_problems: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def healthy(self) -> bool:
+        return not self.index_problems
+
+
+def plain(snippet: str) -> str:
+    return snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
+
+
+def fts_query(text: str) -> str | None:
+    """Any user text as a safe FTS5 query: every word quoted, OR-ed (bm25 ranks the rest)."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD_RE.findall(text)))
+    if not words:
+        return None
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def _written(target: str, heading: str | None, block: str | None, display: str | None,
+             embed: bool) -> str:
+    anchor = f"#^{block}" if block else (f"#{heading}" if heading else "")
+    shown = f"|{display}" if display else ""
+    return f"{'!' if embed else ''}[[{target}{anchor}{shown}]]"
+
+
+# --------------------------------------------------------------------------- the vault
+
+
+class Vault:
+    """One vault and its index; every front-end goes through this."""
+
+    def __init__(self, root: Path, index_path: Path | None = None) -> None:
+        if not root.exists():
+            raise VaultNotFound(f"vault folder {root} does not exist")
+        if not root.is_dir():
+            raise VaultNotFound(f"vault path {root} is not a folder")
+        self.root = root
+        self.index_path = index_path or root / ".vaultmem" / "index.db"
+        self.config: Config = load_config(root)
+        self._conn: store.Connection | None = None
+
+    # ---- lifecycle
+
+    def init(self) -> bool:
+        """Write a default config (never overwriting one); True when it was created."""
+        path = config_path(self.root)
+        if path.exists():
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".toml.tmp")
+        tmp.write_text(CONFIG_TEMPLATE, encoding="utf-8")
+        os.replace(tmp, path)
+        return True
+
+    def reindex(
+        self,
+        full: bool = False,
+        progress: Progress | None = None,
+        wait: float = 60.0,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> ReindexReport:
+        self.close()
+        return reindex(
+            self.root,
+            self.index_path,
+            self.config,
+            full=full,
+            progress=progress,
+            wait=wait,
+            on_wait=on_wait,
+        )
+
+    @property
+    def conn(self) -> store.Connection:
+        if self._conn is None:
+            self._conn = store.open_existing(self.index_path)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # ---- finding notes
+
+    def find_note(self, ref: str) -> str:
+        """A note's path from a path, title or alias (case-insensitive)."""
+        ref = ref.strip()
+        if not ref:
+            raise UsageError("empty note name")
+        conn = self.conn
+        want = fold(ref.removesuffix(".md"))
+        rows = conn.execute(
+            "SELECT path FROM notes WHERE lower(path) IN (?, ?) OR lower(path) = ? || '.md'",
+            (fold(ref), want, want),
+        ).fetchall()
+        rows = [r for r in rows if fold(r[0]).removesuffix(".md") == want] or rows
+        if not rows:
+            rows = conn.execute(
+                "SELECT path FROM notes WHERE folded_title = ? AND kind = 'note'", (want,)
+            ).fetchall()
+        if not rows:
+            rows = conn.execute(
+                "SELECT n.path FROM aliases a JOIN notes n ON n.id = a.note_id"
+                " WHERE lower(a.alias) = ?",
+                (fold(ref),),
+            ).fetchall()
+        paths = sorted({r[0] for r in rows}, key=lambda p: (len(p), p))
+        if len(paths) == 1:
+            return str(paths[0])
+        if len(paths) > 1:
+            raise NoteNotFound(
+                f"'{ref}' names {len(paths)} notes: {', '.join(paths)}; give the path instead"
+            )
+        titles = [r[0] for r in conn.execute("SELECT title FROM notes WHERE kind = 'note'")]
+        close = difflib.get_close_matches(ref, titles, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise NoteNotFound(
+            f"no note named '{ref}'{hint} (`vaultmem search {json.dumps(ref)}` searches the text)"
+        )
+
+    # ---- reading
+
+    def search(self, query: str, limit: int = 10) -> SearchResult:
+        """Keyword search (FTS5 bm25 over weighted columns), best chunk per note."""
+        if limit < 1:
+            raise UsageError("--limit must be at least 1")
+        match = fts_query(query)
+        if match is None:
+            return SearchResult(query, ())
+        hits: dict[str, Hit] = {}
+        fetch = limit * 4
+        while True:
+            rows = store.keyword_chunks(self.conn, match, fetch)
+            for path, title, start, end, heading, rank, snippet in rows:
+                if path not in hits:
+                    hits[path] = Hit(path, title, start, end, -rank, snippet, heading)
+            if len(hits) >= limit or len(rows) < fetch:
+                break
+            hits.clear()
+            fetch *= 4
+        return SearchResult(query, tuple(list(hits.values())[:limit]))
+
+    def show(self, ref: str) -> NoteInfo:
+        path = self.find_note(ref)
+        conn = self.conn
+        row = conn.execute(
+            "SELECT id, title, kind, size, line_count, date, aliases, frontmatter, warnings"
+            " FROM notes WHERE path = ?",
+            (path,),
+        ).fetchone()
+        note_id = row[0]
+        tags = tuple(
+            r[0]
+            for r in conn.execute(
+                "SELECT tag FROM tags WHERE note_id = ? AND direct = 1 ORDER BY rowid", (note_id,)
+            )
+        )
+        headings = tuple(
+            HeadingInfo(*r)
+            for r in conn.execute(
+                "SELECT level, text, line, end_line FROM headings WHERE note_id = ? ORDER BY line",
+                (note_id,),
+            )
+        )
+        tasks = tuple(
+            TaskInfo(*r)
+            for r in conn.execute(
+                "SELECT line, status, text, due, priority FROM tasks WHERE note_id = ? ORDER BY line",
+                (note_id,),
+            )
+        )
+        return NoteInfo(
+            path=path,
+            title=row[1],
+            kind=row[2],
+            size=row[3],
+            line_count=row[4],
+            date=row[5],
+            aliases=tuple(json.loads(row[6])),
+            tags=tags,
+            frontmatter=json.loads(row[7]),
+            warnings=tuple(json.loads(row[8])),
+            headings=headings,
+            links=self._outgoing(note_id),
+            backlinks=self.backlinks(path),
+            tasks=tasks,
+        )
+
+    def _outgoing(self, note_id: int) -> tuple[OutLink, ...]:
+        rows = self.conn.execute(
+            "SELECT line, target, relation, kind, embed, heading, block, display, dst_path,"
+            " candidates, anchor_ok, alias_fix FROM links WHERE src_id = ? ORDER BY line, id",
+            (note_id,),
+        )
+        return tuple(
+            OutLink(
+                line=r[0],
+                written=_written(r[1], r[5], r[6], r[7], bool(r[4])),
+                target=r[1],
+                relation=r[2],
+                kind=r[3],
+                embed=bool(r[4]),
+                heading=r[5],
+                block=r[6],
+                display=r[7],
+                dst_path=r[8],
+                candidates=tuple(json.loads(r[9])) if r[9] else (),
+                anchor_ok=None if r[10] is None else bool(r[10]),
+                alias_fix=r[11],
+            )
+            for r in rows
+        )
+
+    def backlinks(self, ref_or_path: str) -> tuple[Backlink, ...]:
+        path = ref_or_path if self._is_path(ref_or_path) else self.find_note(ref_or_path)
+        rows = self.conn.execute(
+            "SELECT n.path, l.line, l.relation, l.heading, l.block FROM links l"
+            " JOIN notes n ON n.id = l.src_id WHERE l.dst_path = ? AND n.path != ?"
+            " ORDER BY n.path, l.line",
+            (path, path),
+        ).fetchall()
+        lines_of: dict[str, list[str]] = {}
+        out: list[Backlink] = []
+        for src, line, relation, heading, block in rows:
+            if src not in lines_of:
+                lines_of[src] = self._read_lines(src)
+            text = lines_of[src]
+            context = text[line - 1].strip() if 0 < line <= len(text) else ""
+            anchor = f"^{block}" if block else heading
+            out.append(Backlink(src, line, relation, anchor, context))
+        return tuple(out)
+
+    def _is_path(self, ref: str) -> bool:
+        return bool(self.conn.execute("SELECT 1 FROM notes WHERE path = ?", (ref,)).fetchone())
+
+    def _read_lines(self, path: str) -> list[str]:
+        try:
+            return (self.root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+
+    def stats(self) -> Stats:
+        conn = self.conn
+        q = lambda sql: int(store.scalar(conn, sql) or 0)  # noqa: E731
+        kinds = dict(conn.execute("SELECT kind, count(*) FROM notes GROUP BY kind").fetchall())
+        last = store.get_meta(conn, "last_reindex")
+        size = sum(
+            os.path.getsize(str(self.index_path) + s)
+            for s in ("", "-wal")
+            if os.path.exists(str(self.index_path) + s)
+        )
+        return Stats(
+            notes=kinds.get("note", 0),
+            attachments=kinds.get("attachment", 0),
+            chunks=q("SELECT count(*) FROM chunks"),
+            links=q("SELECT count(*) FROM links"),
+            resolved_links=q("SELECT count(*) FROM links WHERE dst_path IS NOT NULL"),
+            wanted_links=q("SELECT count(*) FROM links WHERE dst_path IS NULL"),
+            wanted_notes=q(
+                "SELECT count(DISTINCT target_key) FROM links WHERE dst_path IS NULL"
+            ),
+            ambiguous_links=q("SELECT count(*) FROM links WHERE candidates IS NOT NULL"),
+            tags=q("SELECT count(DISTINCT lower(tag)) FROM tags"),
+            open_tasks=q("SELECT count(*) FROM tasks WHERE status = ' '"),
+            done_tasks=q("SELECT count(*) FROM tasks WHERE checked = 1"),
+            skipped=q("SELECT count(*) FROM skipped"),
+            notes_with_warnings=q("SELECT count(*) FROM notes WHERE warnings != '[]'"),
+            index_path=str(self.index_path),
+            index_bytes=size,
+            schema_version=store.SCHEMA_VERSION,
+            last_reindex=float(last) if last else None,
+        )
+
+    def doctor(self) -> DoctorReport:
+        conn = self.conn
+        warnings = tuple(
+            (path, w)
+            for path, ws in conn.execute(
+                "SELECT path, warnings FROM notes WHERE warnings != '[]' ORDER BY path"
+            )
+            for w in json.loads(ws)
+        )
+        skipped = tuple(conn.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall())
+
+        def problems(where: str) -> Iterable[tuple[str, int, str, str | None, str | None, bool,
+                                                   str | None, str | None, str | None]]:
+            return conn.execute(
+                "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display,"
+                f" l.dst_path, l.candidates FROM links l JOIN notes n ON n.id = l.src_id"
+                f" WHERE {where} ORDER BY n.path, l.line"
+            ).fetchall()
+
+        ambiguous = tuple(
+            LinkProblem(src, line, _written(t, h, b, d, bool(e)),
+                        f"matches {', '.join(json.loads(c))}; resolved to {dst}")
+            for src, line, t, h, b, e, d, dst, c in problems("l.candidates IS NOT NULL")
+        )
+        alias_rows = conn.execute(
+            "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display, l.alias_fix"
+            " FROM links l JOIN notes n ON n.id = l.src_id WHERE l.alias_fix IS NOT NULL"
+            " ORDER BY n.path, l.line"
+        ).fetchall()
+        alias_fixable = tuple(
+            LinkProblem(
+                src,
+                line,
+                _written(t, h, b, d, bool(e)),
+                f"'{t}' is an alias of {fix}",
+                _written(Path(fix).stem if fix.endswith(".md") else fix, h, b, d or t, bool(e)),
+            )
+            for src, line, t, h, b, e, d, fix in alias_rows
+        )
+        missing = tuple(
+            LinkProblem(src, line, _written(t, h, b, d, bool(e)),
+                        f"{dst} has no {'block ^' + b if b else 'heading ' + repr(h)}")
+            for src, line, t, h, b, e, d, dst, c in problems("l.anchor_ok = 0")
+        )
+        index_problems: list[str] = []
+        check = store.scalar(conn, "PRAGMA quick_check")
+        if check != "ok":
+            index_problems.append(f"SQLite quick_check: {check}; run `vaultmem reindex --full`")
+        pending = int(store.scalar(conn, "SELECT count(*) FROM dirty_keys") or 0)
+        if pending or store.get_meta(conn, "resolve_all") == "1":
+            index_problems.append(
+                "a reindex was interrupted before it re-resolved links; run `vaultmem reindex`"
+            )
+        return DoctorReport(warnings, skipped, ambiguous, alias_fixable, missing,
+                            tuple(index_problems))
