@@ -294,10 +294,12 @@ def _index_one(
         return 0
     try:
         text = read_note(vault / vf.path)
-    except FileNotFoundError:  # vanished since the scan: treat as deleted
+    except FileNotFoundError:  # vanished since the scan: links already resolved to it must move
+        keys = {name_key(vf.path)}
         if old is not None:
-            store.mark_dirty(conn, dirty | _alias_keys(conn, [old.id]))
+            keys |= _alias_keys(conn, [old.id])
             store.delete_files(conn, [old.id])
+        store.mark_dirty(conn, keys)
         resolver.files.remove(vf.path)
         return 0
     except Unreadable as exc:
@@ -338,6 +340,8 @@ def _final_pass(
             " WHERE l.dst_path IS NULL OR l.heading IS NOT NULL OR l.block IS NOT NULL"
         )
         links = [store.StoredLink(*r) for r in rows]
+        seen = {link.id for link in links}
+        links += [x for x in store.links_with_keys(conn, store.dirty_keys(conn)) if x.id not in seen]
     else:
         links = store.links_with_keys(conn, store.dirty_keys(conn))
     updates: list[tuple[int, store.LinkResolution]] = []

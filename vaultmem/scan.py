@@ -53,16 +53,16 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
         try:
             st = folder.stat()
         except OSError as exc:
-            skipped[prefix or "."] = f"cannot open folder: {exc.strerror or exc}"
+            skipped[prefix.rstrip("/") or "."] = f"cannot open folder: {exc.strerror or exc}"
             continue
         if (st.st_dev, st.st_ino) in seen_dirs:
-            skipped[prefix] = "symlink loop or second link to a folder already indexed"
+            skipped[prefix.rstrip("/")] = "symlink loop or second link to a folder already indexed"
             continue
         seen_dirs.add((st.st_dev, st.st_ino))
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            skipped[prefix or "."] = f"cannot list folder: {exc.strerror or exc}"
+            skipped[prefix.rstrip("/") or "."] = f"cannot list folder: {exc.strerror or exc}"
             continue
         for entry in entries:
             if entry.name.startswith("."):
