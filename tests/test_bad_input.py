@@ -33,9 +33,7 @@ def test_partly_broken_yaml_keeps_the_good_properties(make_vault: MakeVault) -> 
     vault.reindex()
     info = vault.show("t")
     assert info.frontmatter == {"related": "[[X]]"}
-    assert [(link.target, link.relation, link.line) for link in info.links] == [
-        ("X", "related", 2)
-    ]
+    assert [(link.target, link.relation, link.line) for link in info.links] == [("X", "related", 2)]
     assert "'created'" in info.warnings[0]
 
 
@@ -61,8 +59,9 @@ def test_binary_file_named_md_is_skipped(make_vault: MakeVault) -> None:
     vault = make_vault({"blob.md": b"\x00\x01\x02binary", "ok.md": "fine"})
     report = vault.reindex()
     assert report.notes == 1 and report.skipped == 1
-    assert vault.doctor().skipped == (("blob.md", "binary file with a .md name (NUL bytes); "
-                                       "not indexed"),)
+    assert vault.doctor().skipped == (
+        ("blob.md", "binary file with a .md name (NUL bytes); not indexed"),
+    )
 
 
 def test_huge_file_is_skipped_without_reading_it(make_vault: MakeVault) -> None:
@@ -70,7 +69,7 @@ def test_huge_file_is_skipped_without_reading_it(make_vault: MakeVault) -> None:
     with open(vault.root / "huge.md", "wb") as handle:  # sparse: 100 MB on paper only
         handle.truncate(100 * 1024 * 1024)
     vault.reindex()
-    (path, reason), = vault.doctor().skipped
+    ((path, reason),) = vault.doctor().skipped
     assert path == "huge.md" and "larger than 10 MB" in reason and "max_file_mb" in reason
     assert note_paths(vault) == {"ok.md"}
 
@@ -129,8 +128,25 @@ def test_file_vanishing_or_changing_during_reindex(
     assert row == (None,)
 
 
-@pytest.mark.parametrize("query", ["C++", "foo-bar", '"unbalanced', "AND", "*", "NOT", "a OR",
-                                   "(x", "title:foo", "^", "NEAR(a b)", "", "   ", "\x00"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "C++",
+        "foo-bar",
+        '"unbalanced',
+        "AND",
+        "*",
+        "NOT",
+        "a OR",
+        "(x",
+        "title:foo",
+        "^",
+        "NEAR(a b)",
+        "",
+        "   ",
+        "\x00",
+    ],
+)
 def test_fts_syntax_in_queries_never_crashes(make_vault: MakeVault, query: str) -> None:
     vault = make_vault({"c.md": "C++ and foo-bar, AND unbalanced NEAR title"})
     vault.reindex()

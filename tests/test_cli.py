@@ -13,24 +13,37 @@ import pytest
 from tests.conftest import write_files
 
 
-def run(*args: str, cwd: Path | None = None, stdin: str | None = None,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "vaultmem", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=60,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=60,
     )
 
 
 @pytest.fixture
 def vault_dir(tmp_path: Path) -> Path:
     root = tmp_path / "v"
-    write_files(root, {
-        ".obsidian/app.json": "{}",
-        "Alpha.md": "---\naliases: [First]\ntags: [greek]\n---\n# Alpha\nSee [[Beta]] and [[Gamma]].\n",
-        "sub/Beta.md": "# Beta\nBeta talks about solar panels.\n\n## Details\nmore [[Alpha#Alpha]]\n",
-    })
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "Alpha.md": (
+                "---\naliases: [First]\ntags: [greek]\n---\n# Alpha\nSee [[Beta]] and [[Gamma]].\n"
+            ),
+            "sub/Beta.md": (
+                "# Beta\nBeta talks about solar panels.\n\n## Details\nmore [[Alpha#Alpha]]\n"
+            ),
+        },
+    )
     return root
 
 
@@ -54,7 +67,11 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert {k: summary[k] for k in ("notes", "changed", "removed", "links", "wanted")} == {
-        "notes": 2, "changed": 2, "removed": 0, "links": 3, "wanted": 1,
+        "notes": 2,
+        "changed": 2,
+        "removed": 0,
+        "links": 3,
+        "wanted": 1,
     }
     assert isinstance(summary["seconds"], float)
 
@@ -64,7 +81,10 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
     (hit,) = data["results"]
     assert set(hit) == {"path", "startLine", "endLine", "score", "snippet", "header"}
     assert (hit["path"], hit["startLine"], hit["endLine"], hit["header"]) == (
-        "sub/Beta.md", 1, 2, "Beta",
+        "sub/Beta.md",
+        1,
+        2,
+        "Beta",
     )
     assert "solar" in hit["snippet"] and "\x02" not in hit["snippet"]
 
@@ -72,7 +92,8 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
     info = json.loads(result.stdout)
     assert info["path"] == "Alpha.md" and info["tags"] == ["greek"]
     assert [(x["target"], x["dst_path"], x["status"]) for x in info["links"]] == [
-        ("Beta", "sub/Beta.md", "resolved"), ("Gamma", None, "wanted"),
+        ("Beta", "sub/Beta.md", "resolved"),
+        ("Gamma", None, "wanted"),
     ]
     assert [(b["src_path"], b["line"], b["anchor"]) for b in info["backlinks"]] == [
         ("sub/Beta.md", 5, "Alpha"),
@@ -87,8 +108,14 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
 
 def test_batch_search_from_stdin(vault_dir: Path) -> None:
     run("--vault", str(vault_dir), "reindex")
-    result = run("--vault", str(vault_dir), "search", "-", "--json",
-                 stdin="solar\n\nalpha\nnothing-matches-this\n")
+    result = run(
+        "--vault",
+        str(vault_dir),
+        "search",
+        "-",
+        "--json",
+        stdin="solar\n\nalpha\nnothing-matches-this\n",
+    )
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [x["query"] for x in lines] == ["solar", "alpha", "nothing-matches-this"]
     assert [len(x["results"]) for x in lines] == [1, 2, 0]

@@ -56,7 +56,11 @@ def test_cold_then_noop(make_vault: MakeVault) -> None:
     vault = make_vault({"a.md": "[[b]] [[c]]", "b.md": "# B\n", "img.png": b"\x89PNG"})
     first = vault.reindex()
     assert (first.notes, first.attachments, first.changed, first.links, first.wanted) == (
-        2, 1, 3, 2, 1,
+        2,
+        1,
+        3,
+        2,
+        1,
     )
     second = vault.reindex()
     assert (second.changed, second.removed, second.links, second.wanted) == (0, 0, 2, 1)
@@ -75,11 +79,13 @@ def test_new_note_resolves_wanted_link(make_vault: MakeVault, tmp_path: Path) ->
 
 
 def test_rename_repoints_or_unresolves_backlinks(make_vault: MakeVault, tmp_path: Path) -> None:
-    vault = make_vault({
-        "a.md": "[[Target]] [[x/Target]]",
-        "x/Target.md": "body",
-        "y/Target.md": "other",
-    })
+    vault = make_vault(
+        {
+            "a.md": "[[Target]] [[x/Target]]",
+            "x/Target.md": "body",
+            "y/Target.md": "other",
+        }
+    )
     vault.reindex()
     assert dst_of(vault, "a.md", "Target") == "x/Target.md"  # shortest, then alphabetical
     os.rename(vault.root / "x/Target.md", vault.root / "x/Renamed.md")
@@ -162,9 +168,11 @@ def test_interrupted_reindex_leaves_usable_index_and_next_run_completes(
 
 def test_second_reindex_fails_clearly_while_one_runs(make_vault: MakeVault) -> None:
     vault = make_vault({"a.md": "x"})
-    with indexer._lock(vault.index_path, wait=0, on_wait=None):
-        with pytest.raises(IndexBusy, match="another reindex is running"):
-            vault.reindex(wait=0.2)
+    with (
+        indexer._lock(vault.index_path, wait=0, on_wait=None),
+        pytest.raises(IndexBusy, match="another reindex is running"),
+    ):
+        vault.reindex(wait=0.2)
     assert vault.reindex().notes == 1
 
 
@@ -197,15 +205,17 @@ def test_deleting_index_loses_nothing(make_vault: MakeVault, tmp_path: Path) -> 
 
 
 def test_excluded_and_dot_folders(make_vault: MakeVault) -> None:
-    vault = make_vault({
-        "a.md": "x",
-        ".trash/old.md": "x",
-        ".obsidian/x.md": "x",
-        "templates/t.md": "x",
-        "drafts/keep.md": "x",
-        "drafts/skip.excalidraw.md": "x",
-        ".vaultmem/config.toml": 'exclude = ["templates/", "*.excalidraw.md"]\n',
-    })
+    vault = make_vault(
+        {
+            "a.md": "x",
+            ".trash/old.md": "x",
+            ".obsidian/x.md": "x",
+            "templates/t.md": "x",
+            "drafts/keep.md": "x",
+            "drafts/skip.excalidraw.md": "x",
+            ".vaultmem/config.toml": 'exclude = ["templates/", "*.excalidraw.md"]\n',
+        }
+    )
     vault = Vault(vault.root)  # re-read the config
     vault.reindex()
     paths = {r[0] for r in vault.conn.execute("SELECT path FROM notes")}

@@ -60,7 +60,9 @@ def _json_default(value: Any) -> Any:
 
 def _highlight(snippet: str) -> str:
     out = []
-    for i, part in enumerate(snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)):
+    for i, part in enumerate(
+        snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)
+    ):
         out.append(click.style(part, bold=True, fg="yellow") if i % 2 else part)
     return " ".join("".join(out).split())
 
@@ -92,12 +94,20 @@ def _progress_bar() -> Iterator[Progress | None]:
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--vault", "vault", metavar="PATH", envvar="VAULTMEM_VAULT", show_envvar=True,
-              help="The vault folder (default: the current folder when it holds .obsidian or "
-                   ".vaultmem).")
-@click.option("--index", "index", metavar="PATH",
-              help="Where the index lives (default: VAULT/.vaultmem/index.db); use it for a "
-                   "read-only vault.")
+@click.option(
+    "--vault",
+    "vault",
+    metavar="PATH",
+    envvar="VAULTMEM_VAULT",
+    show_envvar=True,
+    help="The vault folder (default: the current folder when it holds .obsidian or .vaultmem).",
+)
+@click.option(
+    "--index",
+    "index",
+    metavar="PATH",
+    help="Where the index lives (default: VAULT/.vaultmem/index.db); use it for a read-only vault.",
+)
 @click.version_option(__version__, prog_name="vaultmem")
 @click.pass_context
 def cli(ctx: click.Context, vault: str | None, index: str | None) -> None:
@@ -124,8 +134,14 @@ def init(obj: _Ctx) -> None:
 
 @cli.command("reindex")
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch.")
-@click.option("--wait", type=float, default=60.0, show_default=True, metavar="SECONDS",
-              help="How long to wait for another running reindex before giving up.")
+@click.option(
+    "--wait",
+    type=float,
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for another running reindex before giving up.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj
 def reindex_cmd(obj: _Ctx, full: bool, wait: float, as_json: bool) -> None:
@@ -136,8 +152,9 @@ def reindex_cmd(obj: _Ctx, full: bool, wait: float, as_json: bool) -> None:
         click.echo(message, err=True)
 
     with _progress_bar() as progress:
-        report: ReindexReport = vault.reindex(full=full, progress=progress, wait=wait,
-                                              on_wait=waiting)
+        report: ReindexReport = vault.reindex(
+            full=full, progress=progress, wait=wait, on_wait=waiting
+        )
     if as_json:
         _emit_json(dataclasses.asdict(report))
     else:
@@ -158,11 +175,21 @@ def _print_result(result: SearchResult) -> None:
 
 @cli.command()
 @click.argument("query")
-@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True,
-              help="How many notes to return.")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"query", "results": [{"path", "startLine", "endLine", "score", '
-                   '"snippet", "header"}]}.')
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="How many notes to return.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"query", "results": [{"path", "startLine", "endLine", "score", '
+    '"snippet", "header"}]}.',
+)
 @click.pass_obj
 def search(obj: _Ctx, query: str, limit: int, as_json: bool) -> None:
     """Find notes by keywords (best section per note).
@@ -203,8 +230,9 @@ def _print_note(info: NoteInfo) -> None:
         click.echo(f"\nlinks ({len(info.links)}):")
         for link in info.links:
             dest = link.dst_path or "—"
-            status = "" if link.status == "resolved" else click.style(f"  [{link.status}]",
-                                                                        fg="yellow")
+            status = (
+                "" if link.status == "resolved" else click.style(f"  [{link.status}]", fg="yellow")
+            )
             rel = "" if link.relation in ("links_to", "embeds") else f" ({link.relation})"
             click.echo(f"  {link.line:>4}  {link.written}{rel} -> {dest}{status}")
     if info.backlinks:
@@ -279,12 +307,21 @@ def doctor(obj: _Ctx, as_json: bool, limit: int) -> None:
         sections: list[tuple[str, list[str]]] = [
             ("parse warnings", [f"{p}: {w}" for p, w in report.warnings]),
             ("skipped files", [f"{p}: {r}" for p, r in report.skipped]),
-            ("ambiguous links", [f"{x.src_path}:{x.line} {x.written}: {x.detail}"
-                                 for x in report.ambiguous]),
-            ("alias-fixable links", [f"{x.src_path}:{x.line} {x.written} -> {x.fix} ({x.detail})"
-                                     for x in report.alias_fixable]),
-            ("links to a missing heading or block", [f"{x.src_path}:{x.line} {x.written}: "
-                                                     f"{x.detail}" for x in report.missing_anchors]),
+            (
+                "ambiguous links",
+                [f"{x.src_path}:{x.line} {x.written}: {x.detail}" for x in report.ambiguous],
+            ),
+            (
+                "alias-fixable links",
+                [
+                    f"{x.src_path}:{x.line} {x.written} -> {x.fix} ({x.detail})"
+                    for x in report.alias_fixable
+                ],
+            ),
+            (
+                "links to a missing heading or block",
+                [f"{x.src_path}:{x.line} {x.written}: {x.detail}" for x in report.missing_anchors],
+            ),
             ("index", list(report.index_problems) or ["ok"]),
         ]
         for title, rows in sections:

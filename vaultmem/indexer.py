@@ -201,7 +201,8 @@ def _reindex(
         del states[p]
 
     todo = [
-        f for f in scanned.files
+        f
+        for f in scanned.files
         if f.path not in states
         or (states[f.path].size, states[f.path].mtime_ns) != (f.size, f.mtime_ns)
     ]
@@ -263,8 +264,9 @@ def _index_files(
             while position < len(todo):
                 vf = todo[position]
                 position += 1
-                changed += _index_one(conn, vault, vf, states.get(vf.path), resolver, skipped,
-                                      resolve_all)
+                changed += _index_one(
+                    conn, vault, vf, states.get(vf.path), resolver, skipped, resolve_all
+                )
                 done += 1
                 if progress and done % 50 == 0:
                     progress("parse", done, len(todo))
@@ -341,7 +343,9 @@ def _final_pass(
         )
         links = [store.StoredLink(*r) for r in rows]
         seen = {link.id for link in links}
-        links += [x for x in store.links_with_keys(conn, store.dirty_keys(conn)) if x.id not in seen]
+        links += [
+            x for x in store.links_with_keys(conn, store.dirty_keys(conn)) if x.id not in seen
+        ]
     else:
         links = store.links_with_keys(conn, store.dirty_keys(conn))
     updates: list[tuple[int, store.LinkResolution]] = []
@@ -359,4 +363,3 @@ def _final_pass(
             progress("links", i, len(links))
     store.update_resolutions(conn, updates)
     store.clear_dirty(conn)
-

@@ -90,8 +90,9 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
                     " raise max_file_mb in .vaultmem/config.toml to index it"
                 )
                 continue
-            files.append(VaultFile(rel, "note" if is_note else "attachment", est.st_size,
-                                   est.st_mtime_ns))
+            files.append(
+                VaultFile(rel, "note" if is_note else "attachment", est.st_size, est.st_mtime_ns)
+            )
     files.sort(key=lambda f: f.path)
     return ScanResult(files, skipped)
 

@@ -265,8 +265,12 @@ def insert_note(
         [(note_id, a, name_key(a)) for a in note.aliases],
     )
     conn.executemany(
-        "INSERT INTO headings(note_id, level, text, norm, line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
-        [(note_id, h.level, h.text, heading_key(h.text), h.line, h.end_line) for h in note.headings],
+        "INSERT INTO headings(note_id, level, text, norm, line, end_line)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (note_id, h.level, h.text, heading_key(h.text), h.line, h.end_line)
+            for h in note.headings
+        ],
     )
     conn.executemany(
         "INSERT INTO blocks(note_id, block_id, line) VALUES (?, ?, ?)",
@@ -298,7 +302,8 @@ def insert_note(
     tags_text = " ".join(note.tags)
     first_chunk = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
     conn.executemany(
-        "INSERT INTO chunks(id, note_id, seq, start_line, end_line, heading) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO chunks(id, note_id, seq, start_line, end_line, heading)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
         [
             (first_chunk + c.seq, note_id, c.seq, c.start_line, c.end_line, c.heading)
             for c in note.chunks
@@ -308,8 +313,15 @@ def insert_note(
         "INSERT INTO chunks_fts(rowid, title, aliases, headings, tags, path, body)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
-            (first_chunk + c.seq, note.title, aliases_text, " ".join(c.heading_path), tags_text,
-             note.path, c.text)
+            (
+                first_chunk + c.seq,
+                note.title,
+                aliases_text,
+                " ".join(c.heading_path),
+                tags_text,
+                note.path,
+                c.text,
+            )
             for c in note.chunks
         ],
     )

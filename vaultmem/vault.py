@@ -198,8 +198,9 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def _written(target: str, heading: str | None, block: str | None, display: str | None,
-             embed: bool) -> str:
+def _written(
+    target: str, heading: str | None, block: str | None, display: str | None, embed: bool
+) -> str:
     anchor = f"#^{block}" if block else (f"#{heading}" if heading else "")
     shown = f"|{display}" if display else ""
     return f"{'!' if embed else ''}[[{target}{anchor}{shown}]]"
@@ -348,7 +349,8 @@ class Vault:
         tasks = tuple(
             TaskInfo(*r)
             for r in conn.execute(
-                "SELECT line, status, text, due, priority FROM tasks WHERE note_id = ? ORDER BY line",
+                "SELECT line, status, text, due, priority FROM tasks WHERE note_id = ?"
+                " ORDER BY line",
                 (note_id,),
             )
         )
@@ -439,9 +441,7 @@ class Vault:
             links=q("SELECT count(*) FROM links"),
             resolved_links=q("SELECT count(*) FROM links WHERE dst_path IS NOT NULL"),
             wanted_links=q("SELECT count(*) FROM links WHERE dst_path IS NULL"),
-            wanted_notes=q(
-                "SELECT count(DISTINCT target_key) FROM links WHERE dst_path IS NULL"
-            ),
+            wanted_notes=q("SELECT count(DISTINCT target_key) FROM links WHERE dst_path IS NULL"),
             ambiguous_links=q("SELECT count(*) FROM links WHERE candidates IS NOT NULL"),
             tags=q("SELECT count(DISTINCT lower(tag)) FROM tags"),
             open_tasks=q("SELECT count(*) FROM tasks WHERE status = ' '"),
@@ -465,8 +465,11 @@ class Vault:
         )
         skipped = tuple(conn.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall())
 
-        def problems(where: str) -> Iterable[tuple[str, int, str, str | None, str | None, bool,
-                                                   str | None, str | None, str | None]]:
+        def problems(
+            where: str,
+        ) -> Iterable[
+            tuple[str, int, str, str | None, str | None, bool, str | None, str | None, str | None]
+        ]:
             return conn.execute(
                 "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display,"
                 f" l.dst_path, l.candidates FROM links l JOIN notes n ON n.id = l.src_id"
@@ -474,8 +477,12 @@ class Vault:
             ).fetchall()
 
         ambiguous = tuple(
-            LinkProblem(src, line, _written(t, h, b, d, bool(e)),
-                        f"matches {', '.join(json.loads(c))}; resolved to {dst}")
+            LinkProblem(
+                src,
+                line,
+                _written(t, h, b, d, bool(e)),
+                f"matches {', '.join(json.loads(c))}; resolved to {dst}",
+            )
             for src, line, t, h, b, e, d, dst, c in problems("l.candidates IS NOT NULL")
         )
         alias_rows = conn.execute(
@@ -494,8 +501,12 @@ class Vault:
             for src, line, t, h, b, e, d, fix in alias_rows
         )
         missing = tuple(
-            LinkProblem(src, line, _written(t, h, b, d, bool(e)),
-                        f"{dst} has no {'block ^' + b if b else 'heading ' + repr(h)}")
+            LinkProblem(
+                src,
+                line,
+                _written(t, h, b, d, bool(e)),
+                f"{dst} has no {'block ^' + b if b else 'heading ' + repr(h)}",
+            )
             for src, line, t, h, b, e, d, dst, c in problems("l.anchor_ok = 0")
         )
         index_problems: list[str] = []
@@ -507,5 +518,6 @@ class Vault:
             index_problems.append(
                 "a reindex was interrupted before it re-resolved links; run `vaultmem reindex`"
             )
-        return DoctorReport(warnings, skipped, ambiguous, alias_fixable, missing,
-                            tuple(index_problems))
+        return DoctorReport(
+            warnings, skipped, ambiguous, alias_fixable, missing, tuple(index_problems)
+        )
