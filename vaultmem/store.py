@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
 
@@ -17,7 +17,10 @@ from vaultmem.model import ParsedNote
 from vaultmem.resolver import fold, heading_key, name_key
 
 SCHEMA_VERSION = 1
-Connection = sqlite3.Connection
+if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
+    from sqlite3 import Connection as Connection
+else:
+    Connection = sqlite3.Connection
 
 # Column weights for bm25 over chunks_fts(title, aliases, headings, tags, path, body).
 FTS_WEIGHTS = (10.0, 8.0, 4.0, 4.0, 2.0, 1.0)
@@ -103,7 +106,9 @@ _NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields")
 
 
 def connect(path: Path) -> Connection:
-    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+    conn: Connection = sqlite3.connect(
+        str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+    )
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA temp_store=MEMORY")

@@ -6,9 +6,10 @@ import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vaultmem import store
 from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
@@ -426,7 +427,10 @@ class Vault:
 
     def stats(self) -> Stats:
         conn = self.conn
-        q = lambda sql: int(store.scalar(conn, sql) or 0)  # noqa: E731
+
+        def q(sql: str) -> int:
+            return int(store.scalar(conn, sql) or 0)
+
         kinds = dict(conn.execute("SELECT kind, count(*) FROM notes GROUP BY kind").fetchall())
         last = store.get_meta(conn, "last_reindex")
         size = sum(
@@ -465,11 +469,7 @@ class Vault:
         )
         skipped = tuple(conn.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall())
 
-        def problems(
-            where: str,
-        ) -> Iterable[
-            tuple[str, int, str, str | None, str | None, bool, str | None, str | None, str | None]
-        ]:
+        def problems(where: str) -> list[Any]:
             return conn.execute(
                 "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display,"
                 f" l.dst_path, l.candidates FROM links l JOIN notes n ON n.id = l.src_id"
