@@ -1,0 +1,26 @@
+"""The core and the CLI run headless: importing them never pulls in Textual."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEADLESS = [
+    "vaultmem.parser",
+    "vaultmem.resolver",
+    "vaultmem.store",
+    "vaultmem.indexer",
+    "vaultmem.vault",
+    "vaultmem.cli",
+]
+
+
+@pytest.mark.parametrize("module", HEADLESS)
+def test_module_does_not_import_textual(module: str) -> None:
+    code = f"import sys, {module}; print('textual' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
