@@ -46,55 +46,73 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
     """Every note and attachment under `root`, skipping dot-folders, excludes and oversize notes."""
     files: list[VaultFile] = []
     skipped: dict[str, str] = {}
-    seen_dirs: set[tuple[int, int]] = set()
-    stack: list[tuple[Path, str]] = [(root, "")]
+    real_root = os.path.realpath(root)
+    followed: set[str] = set()  # real paths of symlinked folders outside the vault
+    # (folder on disk, its real path, its vault-relative prefix); plain strings: this loop is hot
+    stack: list[tuple[str, str, str]] = [(str(root), real_root, "")]
     while stack:
-        folder, prefix = stack.pop()
+        folder, real_folder, prefix = stack.pop()
         try:
-            st = folder.stat()
-        except OSError as exc:
-            skipped[prefix.rstrip("/") or "."] = f"cannot open folder: {exc.strerror or exc}"
-            continue
-        if (st.st_dev, st.st_ino) in seen_dirs:
-            skipped[prefix.rstrip("/")] = "symlink loop or second link to a folder already indexed"
-            continue
-        seen_dirs.add((st.st_dev, st.st_ino))
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = list(os.scandir(folder))
         except OSError as exc:
             skipped[prefix.rstrip("/") or "."] = f"cannot list folder: {exc.strerror or exc}"
             continue
         for entry in entries:
-            if entry.name.startswith("."):
+            name = entry.name
+            if name.startswith("."):
                 continue
-            rel = unicodedata.normalize("NFC", prefix + entry.name)
-            if _excluded(rel, exclude):
+            rel = prefix + name
+            if not rel.isascii():
+                rel = unicodedata.normalize("NFC", rel)
+            if exclude and _excluded(rel, exclude):
                 continue
             try:
-                is_dir = entry.is_dir()  # follows symlinks
+                is_dir = entry.is_dir()  # follows symlinks; no stat call for plain folders
+                if is_dir:
+                    real = real_folder + os.sep + name
+                    if entry.is_symlink():
+                        real = os.path.realpath(entry.path)
+                        reason = _symlinked_folder_problem(real, real_folder, real_root, followed)
+                        if reason:
+                            skipped[rel] = reason
+                            continue
+                        followed.add(real)
+                    stack.append((entry.path, real, rel + "/"))
+                    continue
+                if not entry.is_file():
+                    if entry.is_symlink() and not os.path.exists(entry.path):
+                        skipped[rel] = "broken symlink"
+                    continue
                 est = entry.stat()
             except OSError as exc:
-                skipped[rel] = (
-                    "broken symlink" if entry.is_symlink() else f"cannot stat: {exc.strerror}"
-                )
+                broken = entry.is_symlink() and not os.path.exists(entry.path)
+                skipped[rel] = "broken symlink" if broken else f"cannot stat: {exc.strerror}"
                 continue
-            if is_dir:
-                stack.append((Path(entry.path), rel + "/"))
-                continue
-            if not entry.is_file():
-                continue
-            is_note = entry.name.lower().endswith(".md")
+            is_note = name.lower().endswith(".md")
             if is_note and est.st_size > max_bytes:
                 skipped[rel] = (
                     f"larger than {max_bytes / (1 << 20):g} MB ({est.st_size / (1 << 20):.1f} MB);"
                     " raise max_file_mb in .vaultmem/config.toml to index it"
                 )
                 continue
-            files.append(
-                VaultFile(rel, "note" if is_note else "attachment", est.st_size, est.st_mtime_ns)
-            )
+            kind: FileKind = "note" if is_note else "attachment"
+            files.append(VaultFile(rel, kind, est.st_size, est.st_mtime_ns))
     files.sort(key=lambda f: f.path)
     return ScanResult(files, skipped)
+
+
+def _symlinked_folder_problem(
+    real: str, real_folder: str, real_root: str, followed: set[str]
+) -> str | None:
+    """Why a symlink to a folder must not be followed, or None when it is safe to."""
+    inside = real_folder + os.sep
+    if real == real_folder or inside.startswith(real + os.sep):
+        return "symlink loop: it points at a folder that contains it"
+    if real == real_root or real.startswith(real_root + os.sep):
+        return "symlink to a folder inside the vault, which is indexed already"
+    if real in followed:
+        return "second symlink to the same outside folder"
+    return None
 
 
 class Unreadable(Exception):

@@ -461,13 +461,12 @@ def replace_skipped(conn: Connection, skipped: dict[str, str]) -> None:
 
 def keyword_chunks(
     conn: Connection, match: str, limit: int
-) -> list[tuple[str, str, int, int, str, float, str]]:
-    """Best chunks for an FTS5 query: (path, title, start, end, heading, bm25, snippet)."""
+) -> list[tuple[int, str, str, int, int, str, float]]:
+    """Best chunks for an FTS5 query: (chunk id, path, title, start, end, heading, bm25)."""
     weights = ", ".join(str(w) for w in FTS_WEIGHTS)
     rows = conn.execute(
-        f"SELECT f.rowid, bm25(chunks_fts, {weights}) AS rank,"
-        " snippet(chunks_fts, 5, char(2), char(3), '…', 24)"
-        " FROM chunks_fts f WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+        f"SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts"
+        " WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
         (match, limit),
     ).fetchall()
     if not rows:
@@ -480,7 +479,19 @@ def keyword_chunks(
             [r[0] for r in rows],
         )
     }
-    return [(*meta[rowid], rank, snippet) for rowid, rank, snippet in rows if rowid in meta]
+    return [(rowid, *meta[rowid], rank) for rowid, rank in rows if rowid in meta]
+
+
+def snippets(conn: Connection, match: str, chunk_ids: Sequence[int]) -> dict[int, str]:
+    """Highlighted snippets (matches between \\x02 and \\x03) for a few chunks of a query."""
+    if not chunk_ids:
+        return {}
+    rows = conn.execute(
+        "SELECT rowid, snippet(chunks_fts, 5, char(2), char(3), '…', 24) FROM chunks_fts"
+        f" WHERE chunks_fts MATCH ? AND rowid IN ({','.join('?' * len(chunk_ids))})",
+        (match, *chunk_ids),
+    )
+    return dict(rows.fetchall())
 
 
 def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:

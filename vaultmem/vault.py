@@ -20,6 +20,14 @@ from vaultmem.resolver import fold
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
+# Words so common that bm25 gives them almost no weight while each one makes FTS5 rank most of
+# the index; dropped from a query unless nothing else is left ("how does the web work").
+STOPWORDS = frozenset(
+    "a an and are as at be been but by can could did do does for from had has have how i if in"
+    " into is it its me my no not of on or our so such than that the their them then there these"
+    " they this to too us was we were what when where which while who why will with would you"
+    " your".split()
+)
 
 
 def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
@@ -191,12 +199,20 @@ def plain(snippet: str) -> str:
     return snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
 
 
-def fts_query(text: str) -> str | None:
-    """Any user text as a safe FTS5 query: every word quoted, OR-ed (bm25 ranks the rest)."""
+def fts_queries(text: str) -> list[str]:
+    """Any user text as safe FTS5 queries: all words (AND) first, then any word (OR).
+
+    Every word is quoted, so FTS5 syntax in the text (`C++`, `"`, `AND`, `*`) is just words.
+    Notes holding every word come first; the OR query fills the remaining places. Besides
+    matching what people expect of a search box, the AND query is ~10x cheaper: FTS5 ranks every
+    row an OR query matches, and a common word matches most of a big vault.
+    """
     words = list(dict.fromkeys(w.lower() for w in _WORD_RE.findall(text)))
-    if not words:
-        return None
-    return " OR ".join(f'"{w}"' for w in words)
+    words = [w for w in words if w not in STOPWORDS] or words
+    quoted = [f'"{w}"' for w in words]
+    if len(quoted) <= 1:
+        return quoted
+    return [" AND ".join(quoted), " OR ".join(quoted)]
 
 
 def _written(
@@ -309,21 +325,35 @@ class Vault:
         """Keyword search (FTS5 bm25 over weighted columns), best chunk per note."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
-        match = fts_query(query)
-        if match is None:
+        queries = fts_queries(query)
+        if not queries:
             return SearchResult(query, ())
-        hits: dict[str, Hit] = {}
-        fetch = limit * 4
-        while True:
-            rows = store.keyword_chunks(self.conn, match, fetch)
-            for path, title, start, end, heading, rank, snippet in rows:
-                if path not in hits:
-                    hits[path] = Hit(path, title, start, end, -rank, snippet, heading)
-            if len(hits) >= limit or len(rows) < fetch:
+        best: dict[str, tuple[int, str, str, int, int, str, float]] = {}
+        for match in queries:
+            found: dict[str, tuple[int, str, str, int, int, str, float]] = {}
+            fetch = limit * 4
+            while True:
+                rows = store.keyword_chunks(self.conn, match, fetch)
+                for row in rows:
+                    found.setdefault(row[1], row)  # rows come best first: each note's best
+                if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
+                    break
+                found.clear()
+                fetch *= 4
+            for path, row in found.items():
+                best.setdefault(path, row)
+            if len(best) >= limit:
                 break
-            hits.clear()
-            fetch *= 4
-        return SearchResult(query, tuple(list(hits.values())[:limit]))
+        top = list(best.values())[:limit]
+        # snippets cost a re-tokenisation each: make them only for the hits shown
+        shown = store.snippets(self.conn, queries[-1], [row[0] for row in top])
+        return SearchResult(
+            query,
+            tuple(
+                Hit(path, title, start, end, -rank, shown.get(chunk_id, ""), heading)
+                for chunk_id, path, title, start, end, heading, rank in top
+            ),
+        )
 
     def show(self, ref: str) -> NoteInfo:
         path = self.find_note(ref)
