@@ -14,6 +14,8 @@ _SPACES_RE = re.compile(r"\s+")
 
 def fold(text: str) -> str:
     """Compare names the way Obsidian does: Unicode NFC, case-insensitive."""
+    if text.isascii():  # the common case, and the hot path of every reindex
+        return text.lower()
     return unicodedata.normalize("NFC", text).lower()
 
 
@@ -63,7 +65,8 @@ class FileSet:
         if folded in self._by_path:
             return
         self._by_path[folded] = path
-        self._by_key.setdefault(name_key(path), []).append(path)
+        key = folded.rsplit("/", 1)[-1].strip()  # name_key(path), from the folded path
+        self._by_key.setdefault(key, []).append(path)
 
     def remove(self, path: str) -> None:
         folded = _strip_md(fold(path))
