@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 
 from vaultmem.model import (
     BlockId,
@@ -59,6 +60,7 @@ _DUE_EMOJI_RE = re.compile(rf"📅\s*({_DATE})")
 _DONE_EMOJI_RE = re.compile(rf"✅\s*({_DATE})")
 _PRIORITY_EMOJI = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TICKS_RE = re.compile(r"`+")
 _FM_OPEN_RE = re.compile(r"^---[ \t]*$")
 _FM_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _LIST_KEYS = {"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"}
@@ -126,6 +128,9 @@ def _build_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     # Obsidian math: `$x$` needs no space inside the dollars; "$5 and $10" stays text.
     dollarmath_plugin(md, allow_labels=False, allow_space=False, allow_digits=False)
+    # `[^1]: text` is a footnote, not a link reference to a note named "text". Inline `^[...]`
+    # footnotes stay text, so the links inside them are still found.
+    footnote_plugin(md, inline=False)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     # Keep escapes as separate tokens so `\#tag` is not a tag.
     md.core.ruler.disable("text_join")
@@ -188,7 +193,7 @@ def _salvage_yaml(raw: str) -> tuple[dict[str, JSONValue], list[str]]:
     bad: list[str] = []
     for first_line, lines in entries:
         try:
-            part = yaml.load("\n".join(lines), Loader=_YamlLoader)  # noqa: S506 - a safe loader
+            part = yaml.load("\n".join(lines), Loader=_YamlLoader)  # a safe loader
         except yaml.YAMLError as exc:
             key = lines[0].split(":", 1)[0].strip()
             bad.append(f"'{key}'{_yaml_error(exc, first_line)}")
@@ -203,7 +208,7 @@ def _salvage_yaml(raw: str) -> tuple[dict[str, JSONValue], list[str]]:
 def _load_yaml(raw: str) -> tuple[dict[str, JSONValue], str | None]:
     """Front matter as normalised properties, and a warning when some could not be read."""
     try:
-        data = yaml.load(raw, Loader=_YamlLoader)  # noqa: S506 - a safe loader
+        data = yaml.load(raw, Loader=_YamlLoader)  # a safe loader
     except yaml.YAMLError as exc:
         salvaged, bad = _salvage_yaml(raw)
         if salvaged:
@@ -239,7 +244,11 @@ def _as_strings(value: JSONValue, split: bool) -> list[str]:
 
 
 def _mask_comments(body: str) -> str:
-    """Blank out `%% comments %%` (keeping lines and columns), except inside fenced code."""
+    """Cut out `%% comments %%`, keeping every line, except inside fenced or inline code.
+
+    The comment's characters are dropped, not blanked: `%% note %% [[X]]` must not leave
+    `[[X]]` indented four spaces, which markdown would read as code.
+    """
     if "%%" not in body:
         return body
     out: list[str] = []
@@ -264,7 +273,7 @@ def _mask_comments(body: str) -> str:
             j = line.find("%%", i)
             if in_comment:
                 stop = len(line) if j < 0 else j + 2
-                chars[i:stop] = " " * (stop - i)
+                chars[i:stop] = [""] * (stop - i)
                 if j < 0:
                     break
                 in_comment = False
@@ -272,11 +281,28 @@ def _mask_comments(body: str) -> str:
             else:
                 if j < 0:
                     break
+                if (after := _code_span_around(line, i, j)) is not None:
+                    i = after  # `%%` in inline code is code: "Type `%%` to comment"
+                    continue
                 in_comment = True
-                chars[j : j + 2] = "  "
+                chars[j : j + 2] = ["", ""]
                 i = j + 2
         out.append("".join(chars))
     return "\n".join(out)
+
+
+def _code_span_around(line: str, start: int, at: int) -> int | None:
+    """The end of an inline code span opened in line[start:at] that holds `at`, if any."""
+    pos = start
+    while (m := _TICKS_RE.search(line, pos, at)) is not None:
+        close = re.compile(rf"(?<!`){m.group(0)}(?!`)").search(line, m.end())
+        if close is None:
+            pos = m.end()  # an unmatched run of backticks is literal text
+        elif close.start() > at:
+            return close.end()
+        else:
+            pos = close.end()
+    return None
 
 
 # --------------------------------------------------------------------------- inline scan
@@ -372,6 +398,8 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
             if md_link is not None:
                 links.append(_PendingLink(md_link, cur.number, sum(len(p) for p in cur.raw)))
             cur.add(_PLACEHOLDER)
+        elif kind == "footnote_ref":  # keep `[^1]` in task and field text, but never a tag
+            cur.add(f"[^{tok.meta['label']}]", _PLACEHOLDER)
         elif kind == "text_special":  # an escape such as \# or an entity
             cur.add(tok.content, _PLACEHOLDER)
         elif kind in ("code_inline", "math_inline", "math_inline_double", "html_inline"):
@@ -397,9 +425,9 @@ def _fields_in(line: str) -> list[tuple[str, str, int, int]]:
         for m in regex.finditer(line):
             found.append((m.group(1).strip(), m.group(2).strip(), m.start(2), m.end(2)))
     if not found:
-        m = _FULL_FIELD_RE.match(line)
-        if m and not line.lstrip().startswith(("[", "(")):
-            found.append((m.group(1).strip(), m.group(2).strip(), m.start(2), m.end(2)))
+        full = _FULL_FIELD_RE.match(line)
+        if full and not line.lstrip().startswith(("[", "(")):
+            found.append((full.group(1).strip(), full.group(2).strip(), full.start(2), full.end(2)))
     return found
 
 
@@ -618,16 +646,22 @@ def parse_note(text: str, path: str) -> ParsedNote:
     raw_fm, fm_line_count = split_front_matter(text)
     fm: dict[str, JSONValue] = {}
     fm_lines: list[str] = []
+    text_start = fm_line_count  # lines before this are not searchable text
     if raw_fm is not None:
         fm, problem = _load_yaml(raw_fm)
         fm_lines = raw_fm.split("\n")
         if problem:
             warnings.append(problem)
             if not fm:
-                fm_line_count = 0  # unreadable front matter stays searchable as text
+                text_start = 0  # unreadable front matter stays searchable as text
+    # ...but never markdown: Obsidian shows the block as (invalid) properties, so no heading,
+    # link or tag comes from it (`key: x` over the closing `---` would read as a heading).
     body_lines = ["" if n < fm_line_count else line for n, line in enumerate(all_lines)]
     body = _mask_comments("\n".join(body_lines))
     body_lines = body.split("\n")
+    text_lines = body_lines
+    if not text_start:
+        text_lines = all_lines[:fm_line_count] + body_lines[fm_line_count:]
 
     collected = _Collected([], [], [], [], [])
     heading_data = _walk_body(_MD.parse(body), collected)
@@ -651,7 +685,7 @@ def parse_note(text: str, path: str) -> ParsedNote:
         links=tuple(fm_links + collected.links),
         tasks=tuple(collected.tasks),
         fields=tuple(fm_fields + collected.fields),
-        chunks=_chunks(body_lines, fm_line_count + 1, headings),
+        chunks=_chunks(text_lines, text_start + 1, headings),
         warnings=tuple(warnings),
         line_count=line_count,
     )

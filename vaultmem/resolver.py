@@ -41,36 +41,53 @@ class Resolution:
         return len(self.candidates) > 1
 
 
-def _strip_md(folded_path: str) -> str:
-    return folded_path[:-3] if folded_path.endswith(".md") else folded_path
+def _variants(target: str) -> tuple[str, ...]:
+    """The folded file paths a target can name, best first.
+
+    `Note` names Note.md before a file called plain `Note`; `image.png` names that file before
+    a note `image.png.md` (and `Note.1` finds Note.1.md); `Note.md` names only Note.md.
+    """
+    folded = fold(target)
+    if folded.endswith(".md"):
+        return (folded,)
+    if "." in folded.rsplit("/", 1)[-1]:
+        return (folded, folded + ".md")
+    return (folded + ".md", folded)
+
+
+def _rank(path: str, variants: tuple[str, ...]) -> int | None:
+    """Which variant `path` ends with (as whole path parts), or None when none does."""
+    folded = "/" + fold(path)
+    return next((i for i, v in enumerate(variants) if folded.endswith("/" + v)), None)
 
 
 class FileSet:
     """The vault's files (notes and attachments) indexed for resolution."""
 
     def __init__(self, paths: Iterable[str] = ()) -> None:
+        # name_key() buckets `Note.md` with a file called plain `Note`; the full folded path
+        # (extension kept) tells them apart, so neither hides the other.
         self._by_key: dict[str, list[str]] = {}
-        self._by_path: dict[str, str] = {}  # folded path without ".md" for notes -> path
+        self._by_path: dict[str, str] = {}  # folded path -> path
         for path in paths:
             self.add(path)
 
     def __contains__(self, path: str) -> bool:
-        return _strip_md(fold(path)) in self._by_path
+        return self.exact(path) is not None
 
     def __len__(self) -> int:
         return len(self._by_path)
 
     def add(self, path: str) -> None:
-        folded = _strip_md(fold(path))
+        folded = fold(path)
         if folded in self._by_path:
             return
         self._by_path[folded] = path
         key = folded.rsplit("/", 1)[-1].strip()  # name_key(path), from the folded path
-        self._by_key.setdefault(key, []).append(path)
+        self._by_key.setdefault(key[:-3] if key.endswith(".md") else key, []).append(path)
 
     def remove(self, path: str) -> None:
-        folded = _strip_md(fold(path))
-        if self._by_path.pop(folded, None) is None:
+        if self._by_path.pop(fold(path), None) is None:
             return
         same = self._by_key.get(name_key(path), [])
         if path in same:
@@ -80,7 +97,8 @@ class FileSet:
         return self._by_key.get(key, [])
 
     def exact(self, path: str) -> str | None:
-        return self._by_path.get(_strip_md(fold(path)))
+        """The file at vault path `path` (`.md` optional for a note)."""
+        return next((hit for v in _variants(path) if (hit := self._by_path.get(v))), None)
 
     def resolve(self, source: str, target: str) -> Resolution:
         """Resolve `target` as written in the note at `source`."""
@@ -95,29 +113,32 @@ class FileSet:
             return Resolution(self.exact(joined))
         absolute = target.startswith("/")
         target = target.lstrip("/")
-        candidates = self.named(name_key(target))
-        if not candidates:
+        variants = _variants(target)
+        ranked = [
+            (r, c) for c in self.named(name_key(target)) if (r := _rank(c, variants)) is not None
+        ]
+        if not ranked:
             return Resolution(None)
+        best = min(r for r, _ in ranked)
+        candidates = [c for _, c in ranked]
+        matches = [c for r, c in ranked if r == best]
         if "/" in target:
             if hit := self.exact(target):
                 return Resolution(hit)
             if not absolute and folder and (hit := self.exact(f"{folder}/{target}")):
                 return Resolution(hit)
-            suffix = "/" + _strip_md(fold(target))
-            matches = [c for c in candidates if ("/" + _strip_md(fold(c))).endswith(suffix)]
-            return _pick(matches, folder)
+            return _pick(matches, folder, candidates)
         if hit := self.exact(target):
             return Resolution(hit, tuple(sorted(candidates)) if len(candidates) > 1 else ())
-        return _pick(candidates, folder)
+        return _pick(matches, folder, candidates)
 
 
-def _pick(matches: list[str], folder: str) -> Resolution:
-    if not matches:
-        return Resolution(None)
+def _pick(matches: list[str], folder: str, candidates: list[str]) -> Resolution:
+    """The file in the linking note's folder, else the shortest path; all candidates reported."""
+    reported = tuple(sorted(candidates)) if len(candidates) > 1 else ()
     if len(matches) == 1:
-        return Resolution(matches[0])
-    ordered = tuple(sorted(matches))
-    local = [m for m in ordered if posixpath.dirname(m) == folder]
+        return Resolution(matches[0], reported)
+    local = sorted(m for m in matches if posixpath.dirname(m) == folder)
     if local:
-        return Resolution(local[0], ordered)
-    return Resolution(min(ordered, key=lambda p: (len(p), p)), ordered)
+        return Resolution(local[0], reported)
+    return Resolution(min(matches, key=lambda p: (len(p), p)), reported)
