@@ -280,11 +280,20 @@ def fts_queries(text: str) -> list[str]:
 
 
 def _written(
-    target: str, heading: str | None, block: str | None, display: str | None, embed: bool
+    target: str,
+    heading: str | None,
+    block: str | None,
+    display: str | None,
+    embed: bool,
+    kind: str = "wiki",
 ) -> str:
+    """A link as it reads in the note (normalised), for messages."""
     anchor = f"#^{block}" if block else (f"#{heading}" if heading else "")
+    bang = "!" if embed else ""
+    if kind == "markdown":
+        return f"{bang}[{display or ''}]({target}{anchor})"
     shown = f"|{display}" if display else ""
-    return f"{'!' if embed else ''}[[{target}{anchor}{shown}]]"
+    return f"{bang}[[{target}{anchor}{shown}]]"
 
 
 # --------------------------------------------------------------------------- the vault
@@ -475,7 +484,7 @@ class Vault:
         return tuple(
             OutLink(
                 line=r[0],
-                written=_written(r[1], r[5], r[6], r[7], bool(r[4])),
+                written=_written(r[1], r[5], r[6], r[7], bool(r[4]), r[3]),
                 target=r[1],
                 relation=r[2],
                 kind=r[3],
@@ -566,7 +575,7 @@ class Vault:
         def problems(where: str) -> list[Any]:
             return conn.execute(
                 "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display,"
-                f" l.dst_path, l.candidates FROM links l JOIN notes n ON n.id = l.src_id"
+                f" l.dst_path, l.candidates, l.kind FROM links l JOIN notes n ON n.id = l.src_id"
                 f" WHERE {where} ORDER BY n.path, l.line"
             ).fetchall()
 
@@ -574,10 +583,10 @@ class Vault:
             LinkProblem(
                 src,
                 line,
-                _written(t, h, b, d, bool(e)),
+                _written(t, h, b, d, bool(e), k),
                 f"matches {', '.join(json.loads(c))}; resolved to {dst}",
             )
-            for src, line, t, h, b, e, d, dst, c in problems("l.candidates IS NOT NULL")
+            for src, line, t, h, b, e, d, dst, c, k in problems("l.candidates IS NOT NULL")
         )
         alias_rows = conn.execute(
             "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display, l.alias_fix"
@@ -598,10 +607,10 @@ class Vault:
             LinkProblem(
                 src,
                 line,
-                _written(t, h, b, d, bool(e)),
+                _written(t, h, b, d, bool(e), k),
                 f"{dst} has no {'block ^' + b if b else 'heading ' + repr(h)}",
             )
-            for src, line, t, h, b, e, d, dst, c in problems("l.anchor_ok = 0")
+            for src, line, t, h, b, e, d, dst, c, k in problems("l.anchor_ok = 0")
         )
         index_problems: list[str] = []
         check = store.scalar(conn, "PRAGMA quick_check")
