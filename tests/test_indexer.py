@@ -220,3 +220,23 @@ def test_excluded_and_dot_folders(make_vault: MakeVault) -> None:
     vault.reindex()
     paths = {r[0] for r in vault.conn.execute("SELECT path FROM notes")}
     assert paths == {"a.md", "drafts/keep.md"}
+
+
+def test_parallel_parse_gives_the_same_index(
+    make_vault: MakeVault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files: dict[str, str | bytes] = {
+        f"d{i % 7}/n{i}.md": f"---\naliases: [A{i}]\n---\n# H{i}\n[[n{i + 1}#H{i + 1}]] [[A{i}]] #t{i}"
+        for i in range(40)
+    }
+    files["bin.md"] = b"\x00binary"
+    vault = make_vault(files)
+    sequential = Vault(vault.root, tmp_path / "seq.db")
+    sequential.reindex()
+    monkeypatch.setattr(indexer, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(indexer, "MAX_WORKERS", 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    report = vault.reindex()
+    assert (report.notes, report.skipped) == (40, 1)
+    assert links_table(vault) == links_table(sequential)
+    assert vault.doctor().skipped == sequential.doctor().skipped

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from vaultmem import store
 from vaultmem.config import Config
@@ -20,6 +23,8 @@ from vaultmem.scan import Unreadable, VaultFile, read_note, scan
 
 BATCH_FILES = 400
 BATCH_SECONDS = 2.0
+PARALLEL_MIN = 300  # below this many notes to parse, starting worker processes costs more
+MAX_WORKERS = 4
 
 # progress(phase, done, total): phase is "scan", "parse" or "links"
 Progress = Callable[[str, int, int], None]
@@ -90,11 +95,19 @@ def _remove_index(index_path: Path) -> None:
 class _Resolver:
     """Resolves stored or parsed links against the final file set, with anchor checks."""
 
-    def __init__(self, conn: store.Connection, files: FileSet) -> None:
+    def __init__(self, conn: store.Connection, paths: Iterable[str]) -> None:
         self.conn = conn
-        self.files = files
+        self._paths = paths
+        self._files: FileSet | None = None
         self._anchors: dict[str, tuple[set[str], set[str]]] = {}
         self._aliases: dict[str, str] | None = None
+
+    @property
+    def files(self) -> FileSet:
+        # built on first use: a reindex with nothing to resolve never pays for it
+        if self._files is None:
+            self._files = FileSet(self._paths)
+        return self._files
 
     def forget(self, path: str, aliases_changed: bool) -> None:
         """Drop what was cached about `path` before it is stored again."""
@@ -180,8 +193,7 @@ def _reindex(
     skipped = dict(scanned.skipped)
     states = store.file_states(conn)
     by_path = {f.path: f for f in scanned.files}
-    files = FileSet(by_path)
-    resolver = _Resolver(conn, files)
+    resolver = _Resolver(conn, by_path)
 
     # A cold run (or one resuming a killed cold run) resolves every link in its final pass;
     # an incremental run only the links whose target names something that changed.
@@ -257,46 +269,93 @@ def _index_files(
     """Parse and store every new or touched file, in batched transactions; returns #changed."""
     changed = 0
     done = 0
-    position = 0
-    while position < len(todo):
-        batch_started = time.monotonic()
-        with store.transaction(conn):
-            while position < len(todo):
-                vf = todo[position]
-                position += 1
-                changed += _index_one(
-                    conn, vault, vf, states.get(vf.path), resolver, skipped, resolve_all
-                )
-                done += 1
-                if progress and done % 50 == 0:
-                    progress("parse", done, len(todo))
-                if done % BATCH_FILES == 0 or time.monotonic() - batch_started > BATCH_SECONDS:
-                    break
+    loads = _load_all(vault, todo, states)
+    try:
+        while done < len(todo):
+            batch_started = time.monotonic()
+            with store.transaction(conn):
+                while done < len(todo):
+                    vf = todo[done]
+                    loaded = next(loads) if vf.kind == "note" else None
+                    changed += _store_one(
+                        conn, vf, loaded, states.get(vf.path), resolver, skipped, resolve_all
+                    )
+                    done += 1
+                    if progress and done % 50 == 0:
+                        progress("parse", done, len(todo))
+                    if done % BATCH_FILES == 0 or time.monotonic() - batch_started > BATCH_SECONDS:
+                        break
+    finally:
+        loads.close()
     if progress:
         progress("parse", len(todo), len(todo))
     return changed
 
 
-def _index_one(
+@dataclass(frozen=True)
+class _Loaded:
+    """What reading and parsing one note gave; crosses process boundaries, so plain data."""
+
+    outcome: Literal["parsed", "unchanged", "vanished", "unreadable"]
+    digest: str | None = None
+    note: ParsedNote | None = None
+    error: str | None = None
+
+
+def _load(root: str, path: str, old_hash: str | None) -> _Loaded:
+    """Read and parse one note (runs in a worker process on big runs)."""
+    try:
+        text = read_note(Path(root) / path)
+    except FileNotFoundError:
+        return _Loaded("vanished")
+    except Unreadable as exc:
+        return _Loaded("unreadable", error=str(exc))
+    if text.digest == old_hash:
+        return _Loaded("unchanged", text.digest)
+    note = parse_note(text.text, path)
+    if text.warning:
+        note = replace(note, warnings=(text.warning, *note.warnings))
+    return _Loaded("parsed", text.digest, note)
+
+
+def _load_all(
+    vault: Path, todo: list[VaultFile], states: dict[str, store.FileState]
+) -> Generator[_Loaded, None, None]:
+    """Loaded notes in `todo` order; parsed on every core when there are many."""
+    notes = [vf.path for vf in todo if vf.kind == "note"]
+    hashes = [states[p].hash if p in states else None for p in notes]
+    roots = [str(vault)] * len(notes)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(notes) < PARALLEL_MIN or workers < 2:
+        yield from map(_load, roots, notes, hashes)
+        return
+    # spawn, not fork: the parent holds an open SQLite connection and maybe threads
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        yield from pool.map(_load, roots, notes, hashes, chunksize=32)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _store_one(
     conn: store.Connection,
-    vault: Path,
     vf: VaultFile,
+    loaded: _Loaded | None,
     old: store.FileState | None,
     resolver: _Resolver,
     skipped: dict[str, str],
     resolve_all: bool,
 ) -> int:
+    """Bring one file's rows in line with what was loaded; returns 1 when it changed."""
     dirty: set[str] = set() if resolve_all else {name_key(vf.path)}
-    if vf.kind == "attachment":
+    if loaded is None:  # an attachment: only its name and stat matter
         if old is None:
             store.insert_attachment(conn, vf.path, vf.size, vf.mtime_ns)
             store.mark_dirty(conn, dirty)
             return 1
         store.update_stat(conn, old.id, vf.size, vf.mtime_ns)
         return 0
-    try:
-        text = read_note(vault / vf.path)
-    except FileNotFoundError:  # vanished since the scan: links already resolved to it must move
+    if loaded.outcome == "vanished":  # since the scan: links already resolved to it must move
         keys = {name_key(vf.path)}
         if old is not None:
             keys |= _alias_keys(conn, [old.id])
@@ -304,18 +363,18 @@ def _index_one(
         store.mark_dirty(conn, keys)
         resolver.files.remove(vf.path)
         return 0
-    except Unreadable as exc:
-        skipped[vf.path] = str(exc)
+    if loaded.outcome == "unreadable":
+        skipped[vf.path] = loaded.error or "cannot read"
         if old is not None:
             store.delete_files(conn, [old.id])
             store.mark_dirty(conn, dirty)
         return 0
-    if old is not None and old.hash == text.digest:
+    if loaded.outcome == "unchanged":
+        assert old is not None
         store.update_stat(conn, old.id, vf.size, vf.mtime_ns)
         return 0
-    note = parse_note(text.text, vf.path)
-    if text.warning:
-        note = replace(note, warnings=(text.warning, *note.warnings))
+    note = loaded.note
+    assert note is not None and loaded.digest is not None
     alias_keys = {name_key(a) for a in note.aliases}
     if old is not None:
         alias_keys |= _alias_keys(conn, [old.id])
@@ -326,7 +385,7 @@ def _index_one(
     # In a cold run the anchors and aliases a link needs may belong to notes not stored yet,
     # so the final pass checks them; an incremental run marks such targets dirty instead.
     resolutions = resolver.for_note(note, check_late=not resolve_all)
-    store.insert_note(conn, note, vf.size, vf.mtime_ns, text.digest, resolutions)
+    store.insert_note(conn, note, vf.size, vf.mtime_ns, loaded.digest, resolutions)
     store.mark_dirty(conn, dirty)
     return 1
 

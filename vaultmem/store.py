@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
 
@@ -178,8 +178,7 @@ def set_meta(conn: Connection, key: str, value: str) -> None:
 # --------------------------------------------------------------------------- writing
 
 
-@dataclass(frozen=True)
-class FileState:
+class FileState(NamedTuple):  # a tuple: one per file, loaded on every reindex
     id: int
     kind: str
     size: int
@@ -197,7 +196,7 @@ class LinkResolution:
 
 def file_states(conn: Connection) -> dict[str, FileState]:
     rows = conn.execute("SELECT path, id, kind, size, mtime_ns, hash FROM notes")
-    return {r[0]: FileState(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+    return {path: FileState(*rest) for path, *rest in rows}
 
 
 def delete_files(conn: Connection, ids: Sequence[int]) -> None:
