@@ -226,7 +226,9 @@ def test_parallel_parse_gives_the_same_index(
     make_vault: MakeVault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files: dict[str, str | bytes] = {
-        f"d{i % 7}/n{i}.md": f"---\naliases: [A{i}]\n---\n# H{i}\n[[n{i + 1}#H{i + 1}]] [[A{i}]] #t{i}"
+        f"d{i % 7}/n{i}.md": (
+            f"---\naliases: [A{i}]\n---\n# H{i}\n[[n{i + 1}#H{i + 1}]] [[A{i}]] #t{i}"
+        )
         for i in range(40)
     }
     files["bin.md"] = b"\x00binary"

@@ -31,7 +31,7 @@ from vaultmem.vault import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _Ctx:
+class Ctx:
     def __init__(self, vault: str | None, index: str | None) -> None:
         self.vault_arg = vault
         self.index_arg = index
@@ -46,7 +46,7 @@ class _Ctx:
         return self._vault
 
 
-def _emit_json(data: Any) -> None:
+def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, default=_json_default))
 
 
@@ -115,14 +115,14 @@ def cli(ctx: click.Context, vault: str | None, index: str | None) -> None:
 
     Start with `vaultmem --vault PATH reindex`, then `vaultmem search WORDS`.
     """
-    ctx.obj = _Ctx(vault, index)
+    ctx.obj = Ctx(vault, index)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
 
 
 @cli.command()
 @click.pass_obj
-def init(obj: _Ctx) -> None:
+def init(obj: Ctx) -> None:
     """Make the vault a vaultmem vault (.vaultmem/config.toml) and build its index."""
     vault = obj.vault
     created = vault.init()
@@ -144,7 +144,7 @@ def init(obj: _Ctx) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj
-def reindex_cmd(obj: _Ctx, full: bool, wait: float, as_json: bool) -> None:
+def reindex_cmd(obj: Ctx, full: bool, wait: float, as_json: bool) -> None:
     """Bring the index in line with the vault (only changed files are parsed)."""
     vault = obj.vault
 
@@ -156,7 +156,7 @@ def reindex_cmd(obj: _Ctx, full: bool, wait: float, as_json: bool) -> None:
             full=full, progress=progress, wait=wait, on_wait=waiting
         )
     if as_json:
-        _emit_json(dataclasses.asdict(report))
+        emit_json(dataclasses.asdict(report))
     else:
         click.echo(report.summary())
 
@@ -191,7 +191,7 @@ def _print_result(result: SearchResult) -> None:
     '"snippet", "header"}]}.',
 )
 @click.pass_obj
-def search(obj: _Ctx, query: str, limit: int, as_json: bool) -> None:
+def search(obj: Ctx, query: str, limit: int, as_json: bool) -> None:
     """Find notes by keywords (best section per note).
 
     QUERY "-" reads one query per line from stdin and answers each in turn
@@ -204,7 +204,7 @@ def search(obj: _Ctx, query: str, limit: int, as_json: bool) -> None:
             continue
         result = vault.search(q, limit=limit)
         if as_json:
-            _emit_json(result.to_json())
+            emit_json(result.to_json())
             sys.stdout.flush()
         else:
             if query == "-":
@@ -249,7 +249,7 @@ def _print_note(info: NoteInfo) -> None:
 @click.argument("note")
 @click.option("--json", "as_json", is_flag=True, help="Print everything as JSON.")
 @click.pass_obj
-def show(obj: _Ctx, note: str, as_json: bool) -> None:
+def show(obj: Ctx, note: str, as_json: bool) -> None:
     """Show a note's metadata, headings, outgoing links and backlinks.
 
     NOTE is a vault path, a title or an alias.
@@ -259,7 +259,7 @@ def show(obj: _Ctx, note: str, as_json: bool) -> None:
         data = dataclasses.asdict(info)
         for link, out in zip(info.links, data["links"], strict=True):
             out["status"] = link.status
-        _emit_json(data)
+        emit_json(data)
     else:
         _print_note(info)
 
@@ -268,12 +268,12 @@ def show(obj: _Ctx, note: str, as_json: bool) -> None:
 @click.argument("note")
 @click.option("--json", "as_json", is_flag=True, help="Print the backlinks as JSON.")
 @click.pass_obj
-def backlinks(obj: _Ctx, note: str, as_json: bool) -> None:
+def backlinks(obj: Ctx, note: str, as_json: bool) -> None:
     """List the notes that link to NOTE, with the line around each link."""
     vault = obj.vault
     found = vault.backlinks(vault.find_note(note))
     if as_json:
-        _emit_json([dataclasses.asdict(b) for b in found])
+        emit_json([dataclasses.asdict(b) for b in found])
         return
     if not found:
         click.echo("no backlinks", err=True)
@@ -284,11 +284,11 @@ def backlinks(obj: _Ctx, note: str, as_json: bool) -> None:
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.pass_obj
-def stats(obj: _Ctx, as_json: bool) -> None:
+def stats(obj: Ctx, as_json: bool) -> None:
     """Counts of notes, links, tags and tasks in the index."""
     figures = obj.vault.stats()
     if as_json:
-        _emit_json(dataclasses.asdict(figures))
+        emit_json(dataclasses.asdict(figures))
         return
     for key, value in dataclasses.asdict(figures).items():
         click.echo(f"{key.replace('_', ' '):22} {value}")
@@ -298,11 +298,11 @@ def stats(obj: _Ctx, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--limit", type=int, default=20, show_default=True, help="Rows per section.")
 @click.pass_obj
-def doctor(obj: _Ctx, as_json: bool, limit: int) -> None:
+def doctor(obj: Ctx, as_json: bool, limit: int) -> None:
     """Parse warnings, skipped files, ambiguous and alias-fixable links, index health."""
     report = obj.vault.doctor()
     if as_json:
-        _emit_json(dataclasses.asdict(report))
+        emit_json(dataclasses.asdict(report))
     else:
         sections: list[tuple[str, list[str]]] = [
             ("parse warnings", [f"{p}: {w}" for p, w in report.warnings]),
@@ -332,6 +332,13 @@ def doctor(obj: _Ctx, as_json: bool, limit: int) -> None:
                 click.echo(f"  … {len(rows) - limit} more (--limit)")
     if not report.healthy:
         sys.exit(1)
+
+
+# Registered last: these modules import the helpers above.
+from vaultmem.cli_graph import gaps_group, graph_group  # noqa: E402
+
+cli.add_command(graph_group)
+cli.add_command(gaps_group)
 
 
 def main() -> None:

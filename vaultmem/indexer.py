@@ -221,7 +221,10 @@ def _reindex(
     changed = _index_files(conn, vault, todo, states, resolver, skipped, resolve_all, progress)
 
     with store.transaction(conn):
-        _final_pass(conn, resolver, resolve_all, progress)
+        relinked = _final_pass(conn, resolver, resolve_all, progress)
+        if changed or removed or relinked:
+            # what caches of derived data (the graph, its communities) are keyed by
+            store.set_meta(conn, "generation", str(store.generation(conn) + 1))
         store.replace_skipped(conn, skipped)
         store.set_meta(conn, "last_reindex", str(time.time()))
         store.set_meta(conn, "vault", str(vault))
@@ -392,8 +395,11 @@ def _store_one(
 
 def _final_pass(
     conn: store.Connection, resolver: _Resolver, resolve_all: bool, progress: Progress | None
-) -> None:
-    """Re-resolve every link whose target set changed; check anchors and alias fixes."""
+) -> int:
+    """Re-resolve every link whose target set changed; check anchors and alias fixes.
+
+    Returns how many links changed their resolution.
+    """
     if resolve_all:
         rows = conn.execute(
             "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
@@ -422,3 +428,4 @@ def _final_pass(
             progress("links", i, len(links))
     store.update_resolutions(conn, updates)
     store.clear_dirty(conn)
+    return len(updates)

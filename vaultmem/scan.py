@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import codecs
 import fnmatch
-import hashlib
 import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
+
+from vaultmem.edits import digest as content_digest
 
 FileKind = Literal["note", "attachment"]
 _BINARY_PROBE = 8192
@@ -133,7 +134,7 @@ def read_note(path: Path) -> NoteText:
         raise
     except OSError as exc:
         raise Unreadable(f"cannot read: {exc.strerror or exc}") from exc
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = content_digest(data)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return NoteText(data.decode("utf-16", errors="replace"), digest, "UTF-16 file read")
     if b"\x00" in data[:_BINARY_PROBE]:

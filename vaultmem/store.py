@@ -17,6 +17,7 @@ from vaultmem.model import ParsedNote
 from vaultmem.resolver import fold, heading_key, name_key
 
 SCHEMA_VERSION = 1
+OperationalError = sqlite3.OperationalError
 if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
     from sqlite3 import Connection as Connection
 else:
@@ -169,6 +170,11 @@ def transaction(conn: Connection) -> Iterator[None]:
 def get_meta(conn: Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
+
+
+def generation(conn: Connection) -> int:
+    """A counter bumped by every reindex that changed anything."""
+    return int(get_meta(conn, "generation") or 0)
 
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
@@ -491,6 +497,96 @@ def snippets(conn: Connection, match: str, chunk_ids: Sequence[int]) -> dict[int
         (match, *chunk_ids),
     )
     return dict(rows.fetchall())
+
+
+class GraphRows(NamedTuple):
+    files: list[tuple[str, str, str]]  # path, kind, title
+    tags: list[tuple[str, str]]  # path, tag (as written)
+    # src, dst (None: wanted), target key, target as written, relation, embed
+    links: list[tuple[str, str | None, str, str, str, int]]
+
+
+def graph_rows(conn: Connection) -> GraphRows:
+    """Everything the link graph is built from, in three queries."""
+    return GraphRows(
+        conn.execute("SELECT path, kind, title FROM notes ORDER BY path").fetchall(),
+        conn.execute(
+            "SELECT n.path, t.tag FROM tags t JOIN notes n ON n.id = t.note_id"
+            " WHERE t.direct = 1 ORDER BY n.path, t.rowid"
+        ).fetchall(),
+        conn.execute(
+            "SELECT n.path, l.dst_path, l.target_key, l.target, l.relation, l.embed"
+            " FROM links l JOIN notes n ON n.id = l.src_id ORDER BY n.path, l.line, l.id"
+        ).fetchall(),
+    )
+
+
+def alias_fix_links(
+    conn: Connection,
+) -> list[tuple[str, int, str, str | None, str | None, int, str | None, str]]:
+    """Wanted links naming an alias: (src, line, target, heading, block, embed, display, fix)."""
+    return conn.execute(
+        "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display, l.alias_fix"
+        " FROM links l JOIN notes n ON n.id = l.src_id WHERE l.alias_fix IS NOT NULL"
+        " ORDER BY n.path, l.line, l.id"
+    ).fetchall()
+
+
+def shared_note_keys(conn: Connection, paths: Iterable[str]) -> set[str]:
+    """The name keys of `paths` that more than one file in the vault has."""
+    keys = list({name_key(p) for p in paths})
+    if not keys:
+        return set()
+    rows = conn.execute(
+        f"SELECT key FROM notes WHERE key IN ({','.join('?' * len(keys))})"
+        " GROUP BY key HAVING count(*) > 1",
+        keys,
+    )
+    return {r[0] for r in rows}
+
+
+def note_digest(conn: Connection, path: str) -> str | None:
+    return scalar(conn, "SELECT hash FROM notes WHERE path = ?", (path,))  # type: ignore[no-any-return]
+
+
+def decaying_notes(conn: Connection) -> list[tuple[str, str, int]]:
+    """(path, front matter JSON, mtime_ns) of notes with a `decay:` property."""
+    return conn.execute(
+        "SELECT path, frontmatter, mtime_ns FROM notes WHERE kind = 'note'"
+        " AND json_extract(frontmatter, '$.decay') IS NOT NULL ORDER BY path"
+    ).fetchall()
+
+
+def shared_labels(conn: Connection, max_notes: int) -> list[tuple[str, str]]:
+    """(label, path) for tags and `key:: value` fields that at most `max_notes` notes share.
+
+    Labels read `#tag` or `key:: value`; rare ones are evidence that two notes belong together.
+    """
+    return conn.execute(
+        "WITH labels AS ("
+        "  SELECT '#' || lower(t.tag) AS label, n.path FROM tags t"
+        "  JOIN notes n ON n.id = t.note_id WHERE t.direct = 1"
+        "  UNION"
+        "  SELECT f.key || ':: ' || f.value, n.path FROM fields f JOIN notes n ON n.id = f.note_id"
+        "  WHERE f.source = 'inline' AND length(f.value) BETWEEN 2 AND 80"
+        "    AND f.value NOT LIKE '%[[%'"
+        ") SELECT label, path FROM labels WHERE label IN ("
+        "  SELECT label FROM labels GROUP BY label HAVING count(*) BETWEEN 2 AND ?"
+        ") ORDER BY label, path",
+        (max_notes,),
+    ).fetchall()
+
+
+def mentions(conn: Connection, phrase_words: Sequence[str], limit: int) -> list[tuple[str, int]]:
+    """(path, chunk start line) of chunks whose text holds the words as a phrase."""
+    if not phrase_words:
+        return []
+    phrase = " ".join(phrase_words).replace('"', "")
+    return conn.execute(
+        "SELECT n.path, c.start_line FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
+        " JOIN notes n ON n.id = c.note_id WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
+        (f'body : "{phrase}"', limit),
+    ).fetchall()
 
 
 def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:

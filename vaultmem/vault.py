@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
@@ -11,11 +12,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
+from vaultmem import graph as link_graph
 from vaultmem import store
 from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
 from vaultmem.errors import NoteNotFound, UsageError, VaultNotFound
 from vaultmem.indexer import Progress, ReindexReport, reindex
-from vaultmem.resolver import fold
+from vaultmem.resolver import fold, name_key
+
+WANTED_PREFIX = "wanted:"
+_GRAPHS: dict[tuple[str, int], nx.DiGraph] = {}
+
+
+def _build_graph(rows: store.GraphRows) -> nx.DiGraph:
+    tags: dict[str, list[str]] = {}
+    for path, tag in rows.tags:
+        tags.setdefault(path, []).append(tag)
+    nodes = [
+        link_graph.GraphNode(
+            path, "note" if kind == "note" else "attachment", title, tuple(tags.get(path, ()))
+        )
+        for path, kind, title in rows.files
+    ]
+    wanted: dict[str, str] = {}
+    edges: list[link_graph.GraphEdge] = []
+    for src, dst, key, target, relation, embed in rows.links:
+        if dst is None:
+            dst = WANTED_PREFIX + key
+            wanted.setdefault(dst, target)
+        edges.append(link_graph.GraphEdge(src, dst, relation, bool(embed)))
+    nodes += [link_graph.GraphNode(node, "wanted", title) for node, title in wanted.items()]
+    return link_graph.build_graph(nodes, edges)
+
 
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
@@ -392,6 +421,49 @@ class Vault:
             f"no note named '{ref}'{hint} (`vaultmem search {json.dumps(ref)}` searches the text)"
         )
 
+    # ---- the link graph
+
+    def graph(self) -> nx.DiGraph:
+        """The link graph of the current index, built once per index generation."""
+        generation = store.generation(self.conn)
+        key = (str(self.index_path), generation)
+        cached = _GRAPHS.get(key)
+        if cached is None:
+            cached = _build_graph(store.graph_rows(self.conn))
+            _GRAPHS.clear()  # one vault's graph at a time: they can be large
+            _GRAPHS[key] = cached
+        return cached
+
+    def node(self, ref: str) -> str:
+        """A graph node id from a note's path, title or alias, or a wanted note's name."""
+        try:
+            return self.find_note(ref)
+        except NoteNotFound:
+            wanted = WANTED_PREFIX + name_key(ref)
+            if wanted in self.graph():
+                return wanted
+            raise
+
+    def clusters(self, min_size: int = 3) -> list[link_graph.Cluster]:
+        """Louvain communities (fixed seed), computed once per index generation and cached."""
+        conn = self.conn
+        generation = store.generation(conn)
+        cached = store.get_meta(conn, "clusters")
+        found: list[link_graph.Cluster] | None = None
+        if cached:
+            data = json.loads(cached)
+            if data.get("generation") == generation:
+                found = [link_graph.Cluster(tuple(m), h, tuple(t)) for m, h, t in data["clusters"]]
+        if found is None:
+            found = link_graph.clusters(self.graph(), min_size=1)
+            payload = {
+                "generation": generation,
+                "clusters": [[c.members, c.hub, c.top_tags] for c in found],
+            }
+            with contextlib.suppress(store.OperationalError):  # a read-only index: no cache
+                store.set_meta(conn, "clusters", json.dumps(payload, ensure_ascii=False))
+        return [c for c in found if c.size >= min_size]
+
     # ---- reading
 
     def search(self, query: str, limit: int = 10) -> SearchResult:
@@ -561,6 +633,26 @@ class Vault:
             last_reindex=float(last) if last else None,
         )
 
+    def alias_fixable(self) -> tuple[LinkProblem, ...]:
+        """Wanted links naming another note's alias, each with its `[[Note|Alias]]` rewrite."""
+        rows = store.alias_fix_links(self.conn)
+        ambiguous_names = store.shared_note_keys(self.conn, {fix for *_, fix in rows})
+        out = []
+        for src, line, target, heading, block, embed, display, fix in rows:
+            name = fix.removesuffix(".md")  # a vault path when several files share the name
+            if name_key(fix) not in ambiguous_names:
+                name = name.rsplit("/", 1)[-1]  # the bare title is unique: Obsidian's short form
+            out.append(
+                LinkProblem(
+                    src,
+                    line,
+                    _written(target, heading, block, display, bool(embed)),
+                    f"'{target}' is an alias of {fix}",
+                    _written(name, heading, block, display or target, bool(embed)),
+                )
+            )
+        return tuple(out)
+
     def doctor(self) -> DoctorReport:
         conn = self.conn
         warnings = tuple(
@@ -588,21 +680,7 @@ class Vault:
             )
             for src, line, t, h, b, e, d, dst, c, k in problems("l.candidates IS NOT NULL")
         )
-        alias_rows = conn.execute(
-            "SELECT n.path, l.line, l.target, l.heading, l.block, l.embed, l.display, l.alias_fix"
-            " FROM links l JOIN notes n ON n.id = l.src_id WHERE l.alias_fix IS NOT NULL"
-            " ORDER BY n.path, l.line"
-        ).fetchall()
-        alias_fixable = tuple(
-            LinkProblem(
-                src,
-                line,
-                _written(t, h, b, d, bool(e)),
-                f"'{t}' is an alias of {fix}",
-                _written(Path(fix).stem if fix.endswith(".md") else fix, h, b, d or t, bool(e)),
-            )
-            for src, line, t, h, b, e, d, fix in alias_rows
-        )
+        alias_fixable = self.alias_fixable()
         missing = tuple(
             LinkProblem(
                 src,

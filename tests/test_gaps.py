@@ -1,0 +1,165 @@
+"""The gaps report on the sample vault, the graph commands, and the alias fix's safety."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE_VAULT, MakeVault, write_files
+from vaultmem.edits import FileChanged
+from vaultmem.gaps import apply_alias_fixes, gaps_report, plan_alias_fixes
+from vaultmem.vault import Vault
+
+NOW = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
+
+
+def test_every_gap_class_shows_up_in_the_sample_vault(sample_vault: Vault) -> None:
+    report = gaps_report(sample_vault, now=NOW)
+    assert report.notes == 43
+    assert report.orphans == ("personal/Gift Ideas.md",)
+    assert report.dead_ends == ("work/people/Jonas Berg.md",)
+    assert [(w.name, len(w.linked_from)) for w in report.wanted] == [
+        ("Load Forecasting", 4),
+        ("Marathon Training", 2),
+        ("firmware-rollback v1", 1),
+        ("Priya", 1),
+    ]
+    assert [(p.src_path, p.fix) for p in report.alias_fixable] == [
+        ("work/Meeting notes.md", "[[Priya Raman|Priya]]")
+    ]
+    assert "personal/recipes/Shakshuka.md" in report.weakly_linked
+    assert ("Maya Chen.md", 2) in report.articulation_points
+    assert report.isolated_clusters == (
+        ("hobbies/Darkroom Chemistry.md", "hobbies/Film Photography.md"),
+    )
+    assert [(e.path, e.tier) for e in report.expired] == [
+        ("work/Scratch - tariff sync debugging.md", "session")
+    ]
+    assert any(
+        s.source == "personal/recipes/Shakshuka.md" and "#recipe" in s.evidence
+        for s in report.suggestions
+    )
+
+
+def test_decay_tiers_follow_the_clock(sample_vault: Vault) -> None:
+    before = gaps_report(sample_vault, now=dt.datetime(2026, 11, 26, 17, tzinfo=dt.UTC))
+    assert before.expired == ()  # the session note lives one day from 16:40 on the 26th
+    later = gaps_report(sample_vault, now=dt.datetime(2027, 3, 1, tzinfo=dt.UTC))
+    assert {e.path for e in later.expired} >= {"work/Meeting notes.md"}  # stable: 90 days
+
+
+def test_unlinked_mentions_are_suggested(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "Solar Inverter.md": "An orphan about the device.",
+            "log.md": "Today the solar inverter tripped twice. [[other]]",
+            "other.md": "[[log]]",
+        }
+    )
+    vault.reindex()
+    report = gaps_report(vault, now=NOW)
+    assert report.orphans == ("Solar Inverter.md",)
+    (suggestion,) = [s for s in report.suggestions if s.target == "Solar Inverter.md"]
+    assert suggestion.source == "log.md" and "Solar Inverter" in suggestion.evidence
+
+
+def test_alias_fix_rewrites_only_the_link(make_vault: MakeVault) -> None:
+    original = (
+        "---\r\ntitle: keep: this\r\n---\r\n"
+        "Met [[Bob]] and ![[ bob #Plans]] and [[Bob|Robert]] today.\r\n"
+        "`[[Bob]]` stays code.\r\n"
+    )
+    vault = make_vault(
+        {
+            "log.md": original.encode(),
+            "people/Robert Smith.md": "---\naliases: [Bob]\n---\n## Plans\n",
+        }
+    )
+    vault.reindex()
+    plans = plan_alias_fixes(vault)
+    assert [p.path for p in plans] == ["log.md"]
+    assert apply_alias_fixes(vault, plans) == 3
+    text = (vault.root / "log.md").read_bytes().decode()
+    assert text == (
+        "---\r\ntitle: keep: this\r\n---\r\n"
+        "Met [[Robert Smith|Bob]] and ![[Robert Smith#Plans|bob]] and [[Robert Smith|Robert]]"
+        " today.\r\n`[[Bob]]` stays code.\r\n"
+    )
+    vault.reindex()
+    assert vault.alias_fixable() == ()
+    assert {link.dst_path for link in vault.show("log").links} == {"people/Robert Smith.md"}
+
+
+def test_alias_fix_refuses_a_file_changed_since_indexing(make_vault: MakeVault) -> None:
+    vault = make_vault({"log.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"})
+    vault.reindex()
+    (vault.root / "log.md").write_text("[[Bob]]\nmy new line\n")
+    with pytest.raises(FileChanged, match="run `vaultmem reindex`"):
+        plan_alias_fixes(vault)
+    vault.reindex()
+    plans = plan_alias_fixes(vault)
+    (vault.root / "log.md").write_text("[[Bob]]\nedited again while the diff was shown\n")
+    with pytest.raises(FileChanged):
+        apply_alias_fixes(vault, plans)
+    assert (vault.root / "log.md").read_text().endswith("while the diff was shown\n")
+    assert not [p for p in os.listdir(vault.root) if "vaultmem-tmp" in p]
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vaultmem", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=60,
+    )
+
+
+def test_graph_and_gaps_commands(tmp_path: Path) -> None:
+    base = ["--vault", str(SAMPLE_VAULT), "--index", str(tmp_path / "i.db")]
+    assert run(*base, "reindex").returncode == 0
+    path = json.loads(run(*base, "graph", "path", "Shakshuka", "Jonas Berg", "--json").stdout)
+    assert path["found"] and len(path["hops"]) == 4
+    assert path["hops"][1] == {
+        "src": "personal/recipes/Weekly Meal Plan.md",
+        "dst": "Maya Chen.md",
+        "relation": "links_to",
+        "direction": "<--",
+    }
+    missing = run(*base, "graph", "path", "Gift Ideas", "Maya")
+    assert missing.returncode == 1 and "no path" in missing.stderr
+    unknown = run(*base, "graph", "path", "Shakshuk", "Maya")
+    assert unknown.returncode == 1 and "did you mean 'Shakshuka'" in unknown.stderr
+    same = run(*base, "graph", "path", "Maya", "M. Chen")
+    assert "same note" in same.stdout
+    clusters = json.loads(run(*base, "graph", "clusters", "--json").stdout)
+    assert clusters == json.loads(run(*base, "graph", "clusters", "--json").stdout)  # cached
+    assert sum(c["size"] for c in clusters) <= 43
+    fragile = json.loads(run(*base, "graph", "fragile", "--json").stdout)
+    assert ["Maya Chen.md", 2] in fragile["articulation_points"]
+    gaps = json.loads(run(*base, "gaps", "--json", "--limit", "0").stdout)
+    assert gaps["totals"]["orphans"] == 1 and gaps["totals"]["alias_fixable"] == 1
+    text = run(*base, "gaps").stdout
+    assert "orphans (no links in or out)" in text and "personal/Gift Ideas.md" in text
+    dry = run(*base, "gaps", "fix-aliases", "--dry-run")
+    assert "+Short one. [[Priya Raman|Priya]]" in dry.stdout and "nothing written" in dry.stdout
+    refused = run(*base, "gaps", "fix-aliases")  # no terminal to confirm on, no --yes
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+
+
+def test_graph_on_vaults_without_links(make_vault: MakeVault) -> None:
+    empty = make_vault({})
+    empty.reindex()
+    report = gaps_report(empty, now=NOW)
+    assert report.notes == 0 and report.orphans == ()
+    write_files(empty.root, {"a.md": "no links", "b.md": "none here [[b]]"})
+    empty.reindex()
+    report = gaps_report(empty, now=NOW)
+    assert report.orphans == ("a.md", "b.md")  # a self-link is not a connection
+    assert [c.members for c in empty.clusters(min_size=1)] == [("a.md",), ("b.md",)]

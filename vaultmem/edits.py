@@ -1,0 +1,50 @@
+"""Writing into the vault: atomic, explicit, and never over a file that changed since read."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from vaultmem.errors import VaultmemError
+
+
+class FileChanged(VaultmemError):
+    """The file on disk is not the version the change was computed from."""
+
+    exit_code = 1
+
+
+def digest(data: bytes) -> str:
+    """The content hash the index stores for every note (blake2b, 16 bytes)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def replace_file(path: Path, new: bytes, expected_digest: str) -> None:
+    """Atomically replace `path` with `new`, if its content still hashes to `expected_digest`.
+
+    The new text goes to a temporary file in the same folder, is flushed to disk, takes the old
+    file's permissions and then renames over it, so a crash leaves either version, never half.
+    """
+    current = path.read_bytes()
+    if digest(current) != expected_digest:
+        raise FileChanged(
+            f"{path} changed since it was indexed; nothing was written. "
+            "Run `vaultmem reindex` and try again."
+        )
+    mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".vaultmem-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(new)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        if digest(path.read_bytes()) != expected_digest:  # changed while we wrote
+            raise FileChanged(f"{path} changed while writing; nothing was written.")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

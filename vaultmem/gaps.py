@@ -1,0 +1,231 @@
+"""The knowledge-gap report over the index, and its one safe fix: rewriting alias links."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import networkx as nx
+
+from vaultmem import decay, edits, store
+from vaultmem import graph as link_graph
+from vaultmem.vault import LinkProblem, Vault
+
+# Labels (tags, typed fields) shared by more notes than this say little about any two of them.
+RARE_LABEL_NOTES = 20
+# How many gap notes get the (FTS) unlinked-mention search: it costs a query each.
+MENTION_BUDGET = 200
+_WORD_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class WantedNote:
+    name: str
+    linked_from: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """Two unlinked notes that look related, and why."""
+
+    source: str  # the note that should link
+    target: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class ExpiredNote:
+    path: str
+    tier: str
+    expired_at: str
+
+
+@dataclass(frozen=True)
+class GapsReport:
+    notes: int
+    orphans: tuple[str, ...]
+    dead_ends: tuple[str, ...]
+    wanted: tuple[WantedNote, ...]
+    alias_fixable: tuple[LinkProblem, ...]
+    weakly_linked: tuple[str, ...]
+    articulation_points: tuple[tuple[str, int], ...]
+    bridges: tuple[tuple[str, str], ...]
+    isolated_clusters: tuple[tuple[str, ...], ...]
+    suggestions: tuple[Suggestion, ...]
+    expired: tuple[ExpiredNote, ...]
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "orphans": len(self.orphans),
+            "dead_ends": len(self.dead_ends),
+            "wanted": len(self.wanted),
+            "alias_fixable": len(self.alias_fixable),
+            "weakly_linked": len(self.weakly_linked),
+            "articulation_points": len(self.articulation_points),
+            "bridges": len(self.bridges),
+            "isolated_clusters": len(self.isolated_clusters),
+            "suggestions": len(self.suggestions),
+            "expired": len(self.expired),
+        }
+
+    def percent(self, count: int) -> float:
+        return round(100.0 * count / self.notes, 1) if self.notes else 0.0
+
+
+def gaps_report(vault: Vault, now: dt.datetime | None = None) -> GapsReport:
+    """Every knowledge-gap class, computed from the index and its link graph."""
+    G = vault.graph()
+    orphans = link_graph.orphans(G)
+    weak = link_graph.weakly_linked(G)
+    dead = link_graph.dead_ends(G)
+    fragile = link_graph.fragile(G)
+    wanted = tuple(
+        WantedNote(
+            G.nodes[node]["title"],
+            tuple(sorted(p for p in G.predecessors(node) if G.nodes[p]["kind"] == "note")),
+        )
+        for node, _ in link_graph.wanted_ranked(G)
+    )
+    return GapsReport(
+        notes=sum(1 for _, kind in G.nodes(data="kind") if kind == "note"),
+        orphans=tuple(orphans),
+        dead_ends=tuple(dead),
+        wanted=wanted,
+        alias_fixable=vault.alias_fixable(),
+        weakly_linked=tuple(weak),
+        articulation_points=fragile.articulation_points,
+        bridges=fragile.bridges,
+        isolated_clusters=tuple(link_graph.isolated_clusters(G)),
+        suggestions=tuple(_suggestions(vault, G, [*orphans, *weak, *dead])),
+        expired=tuple(_expired(vault, now or dt.datetime.now(dt.UTC))),
+    )
+
+
+def _linked(G: nx.DiGraph, a: str, b: str) -> bool:
+    return bool(G.has_edge(a, b) or G.has_edge(b, a))
+
+
+def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Suggestion]:
+    """Links worth adding around the notes with the fewest links.
+
+    Two kinds of evidence: another note mentions the gap note's title without linking it (an
+    "unlinked mention"), and the gap note shares a rare tag or `key:: value` field with a note.
+    """
+    out: dict[tuple[str, str], Suggestion] = {}
+    for note in gap_notes[:MENTION_BUDGET]:
+        title = G.nodes[note]["title"]
+        words = _WORD_RE.findall(title.lower())
+        if len("".join(words)) < 4:
+            continue  # short titles ("AI", "Q4") are mentioned everywhere by chance
+        for path, line in store.mentions(vault.conn, words, limit=5):
+            if path != note and path in G and not _linked(G, path, note):
+                out.setdefault(
+                    (path, note),
+                    Suggestion(path, note, f"mentions “{title}” (section at line {line})"),
+                )
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for label, path in store.shared_labels(vault.conn, RARE_LABEL_NOTES):
+        by_label[label].append(path)
+    shared: dict[tuple[str, str], list[str]] = defaultdict(list)
+    gap_set = set(gap_notes)
+    for label, paths in by_label.items():
+        for a in paths:
+            if a not in gap_set:
+                continue
+            for b in paths:
+                if b != a and not _linked(G, a, b):
+                    shared[(a, b)].append(label)
+    for (a, b), labels in sorted(shared.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.setdefault((a, b), Suggestion(a, b, "both have " + ", ".join(sorted(labels)[:3])))
+    return sorted(out.values(), key=lambda s: (s.target, s.source))
+
+
+def _expired(vault: Vault, now: dt.datetime) -> list[ExpiredNote]:
+    found = []
+    for path, frontmatter, mtime_ns in store.decaying_notes(vault.conn):
+        file_time = dt.datetime.fromtimestamp(mtime_ns / 1e9, dt.UTC)
+        when = decay.expires_at(json.loads(frontmatter), file_time)
+        if when is not None and when[1] is not None and when[1] <= now:
+            found.append(ExpiredNote(path, when[0], when[1].isoformat()))
+    return found
+
+
+# --------------------------------------------------------------------------- the alias fix
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """One note's alias links rewritten: the diff to show and the bytes to write."""
+
+    path: str
+    diff: str
+    new: bytes
+    expected_digest: str
+    fixes: int
+
+
+def plan_alias_fixes(vault: Vault) -> list[FileFix]:
+    """Rewrite each alias-fixable `[[Alias]]` to `[[Note|Alias]]`; nothing else in the file."""
+    by_file: dict[str, list[LinkProblem]] = defaultdict(list)
+    for problem in vault.alias_fixable():
+        by_file[problem.src_path].append(problem)
+    plans = []
+    for path, problems in sorted(by_file.items()):
+        expected = store.note_digest(vault.conn, path)
+        raw = (vault.root / path).read_bytes()
+        if expected is None or edits.digest(raw) != expected:
+            raise edits.FileChanged(
+                f"{path} changed since the last reindex; run `vaultmem reindex` and try again"
+            )
+        text = raw.decode("utf-8")
+        lines = text.splitlines(keepends=True)
+        done = Counter[int]()
+        for problem in problems:
+            index = problem.line - 1
+            if not 0 <= index < len(lines) or problem.fix is None:
+                continue
+            new_line = _rewrite(lines[index], problem)
+            if new_line != lines[index]:
+                lines[index] = new_line
+                done[index] += 1
+        if not done:
+            continue
+        new_text = "".join(lines)
+        diff = "".join(
+            difflib.unified_diff(
+                text.splitlines(keepends=True),
+                new_text.splitlines(keepends=True),
+                fromfile=f"a/{path}",
+                tofile=f"b/{path}",
+            )
+        )
+        plans.append(FileFix(path, diff, new_text.encode("utf-8"), expected, sum(done.values())))
+    return plans
+
+
+def _rewrite(line: str, problem: LinkProblem) -> str:
+    """Replace the written alias link on `line` (however it was spaced) with the fix."""
+    assert problem.fix is not None
+    inner = problem.written.lstrip("!")[2:-2]  # "Alias#Heading|shown"
+    target, _, rest = inner.partition("|")
+    name, hash_, anchor = target.partition("#")
+    pattern = (
+        r"(?<!\\)" + ("!" if problem.written.startswith("!") else "")
+        + r"\[\[\s*" + re.escape(name) + r"\s*"
+        + (r"#\s*" + re.escape(anchor.strip()) + r"\s*" if hash_ else "")
+        + (r"\\?\|\s*" + re.escape(rest) + r"\s*" if rest else "")
+        + r"\]\]"
+    )
+    return re.sub(pattern, lambda _: problem.fix or "", line, count=1, flags=re.IGNORECASE)
+
+
+def apply_alias_fixes(vault: Vault, plans: list[FileFix]) -> int:
+    """Write the planned files (each atomically, refusing any changed since planning)."""
+    for plan in plans:
+        edits.replace_file(vault.root / plan.path, plan.new, plan.expected_digest)
+    return sum(p.fixes for p in plans)
+
