@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from itertools import pairwise
 from pathlib import Path
@@ -618,3 +621,28 @@ def test_tarjan_fixture_004_is_decided_per_note(tarjan: list[dict[str, Any]]) ->
 
     disagree = [f["id"] for f in tarjan if entity_level(f) != f["expected"]["isProtected"]]
     assert disagree == ["fixture-004"]
+
+
+def test_clusters_do_not_depend_on_string_hashing() -> None:
+    """Louvain walks sets of note ids; the answer must not change with PYTHONHASHSEED."""
+    code = (
+        "import random\n"
+        "from vaultmem.graph import GraphEdge, GraphNode, build_graph, clusters\n"
+        "rng = random.Random(7)\n"
+        "ids = [f'folder{i % 4}/note{i}.md' for i in range(120)]\n"
+        "edges = [GraphEdge(a, rng.choice(ids[:60] if a < ids[60] else ids), 'links_to')\n"
+        "         for a in ids for _ in range(3)]\n"
+        "print(clusters(build_graph([GraphNode(i, 'note', i) for i in ids], edges)))\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=Path(__file__).resolve().parents[1],
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1 and "Cluster(" in outputs.pop()

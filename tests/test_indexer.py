@@ -242,3 +242,36 @@ def test_parallel_parse_gives_the_same_index(
     assert (report.notes, report.skipped) == (40, 1)
     assert links_table(vault) == links_table(sequential)
     assert vault.doctor().skipped == sequential.doctor().skipped
+
+
+def test_docs_site_url_prefixes_resolve_to_folder_notes(
+    make_vault: MakeVault, tmp_path: Path
+) -> None:
+    vault = make_vault(
+        {
+            "en-us/web/api/fetch/index.md": (
+                "[req](/en-US/docs/Web/API/Request) [x](/en-US/docs/Nope)"
+            ),
+            "en-us/web/api/request/index.md": "# Request\n",
+            "other.md": "[abs](/en-US/docs/Web/API/Fetch#Syntax)",
+        }
+    )
+    vault.reindex()
+    assert dst_of(vault, "other.md", "/en-US/docs/Web/API/Fetch") is None  # off by default
+    write_files(
+        vault.root,
+        {".vaultmem/config.toml": '[links]\nurl_prefixes = {"/en-US/docs/" = "en-us/"}\n'},
+    )
+    vault = Vault(vault.root)
+    vault.reindex()  # the rules changed: every link is resolved again
+    assert dst_of(vault, "other.md", "/en-US/docs/Web/API/Fetch") == "en-us/web/api/fetch/index.md"
+    src = "en-us/web/api/fetch/index.md"
+    assert dst_of(vault, src, "/en-US/docs/Web/API/Request") == "en-us/web/api/request/index.md"
+    assert dst_of(vault, src, "/en-US/docs/Nope") is None
+    write_files(vault.root, {"en-us/nope/index.md": "now it exists"})
+    vault.reindex()  # a new folder note resolves links to its folder
+    assert dst_of(vault, src, "/en-US/docs/Nope") == "en-us/nope/index.md"
+    os.remove(vault.root / "en-us/web/api/request/index.md")
+    vault.reindex()
+    assert dst_of(vault, src, "/en-US/docs/Web/API/Request") is None
+    assert links_table(vault) == fresh_copy_links(vault, tmp_path)

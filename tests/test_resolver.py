@@ -30,3 +30,16 @@ def test_removed_file_no_longer_resolves() -> None:
     files.remove("x/Note.md")
     assert files.resolve("a.md", "Note").path == "y/Note.md"
     assert files.resolve("a.md", "x/Note").path is None
+
+
+def test_url_prefixes_map_docs_site_links_to_folder_notes() -> None:
+    files = FileSet(
+        ["en-us/web/api/index.md", "en-us/web/css/README.md", "en-us/glossary/dom.md"],
+        url_prefixes={"/en-US/docs/": "en-us/", "/en-US/docs/Glossary/": "en-us/glossary/"},
+    )
+    assert files.resolve("x.md", "/en-US/docs/Web/API").path == "en-us/web/api/index.md"
+    assert files.resolve("x.md", "/en-us/docs/web/css/").path == "en-us/web/css/README.md"
+    assert files.resolve("x.md", "/en-US/docs/Glossary/DOM").path == "en-us/glossary/dom.md"
+    assert files.resolve("x.md", "/en-US/docs/Missing").path is None
+    assert files.resolve("x.md", "/en-US/docs/").path is None
+    assert FileSet(["api.md"]).resolve("x.md", "/en-US/docs/api").path is None  # off: no prefix

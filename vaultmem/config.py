@@ -17,6 +17,12 @@ exclude = []
 
 # Markdown files larger than this many megabytes are skipped (and listed by `vaultmem doctor`).
 max_file_mb = 10
+
+# For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
+# target starts with a URL prefix point into a vault folder, and a link to a folder means its
+# index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
+[links]
+url_prefixes = {}
 """
 
 
@@ -24,6 +30,7 @@ max_file_mb = 10
 class Config:
     exclude: tuple[str, ...] = ()
     max_file_mb: float = 10.0
+    url_prefixes: dict[str, str] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -49,4 +56,12 @@ def load_config(vault: Path) -> Config:
     max_mb = data.pop("max_file_mb", 10)
     if not isinstance(max_mb, int | float) or max_mb <= 0:
         raise ConfigError(f"{path}: `max_file_mb` must be a positive number")
-    return Config(exclude=tuple(exclude), max_file_mb=float(max_mb), extra=data)
+    links = data.pop("links", {})
+    prefixes = links.get("url_prefixes", {}) if isinstance(links, dict) else None
+    if not isinstance(prefixes, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k.strip() for k, v in prefixes.items()
+    ):
+        raise ConfigError(f"{path}: `links.url_prefixes` must map URL prefixes to vault folders")
+    return Config(
+        exclude=tuple(exclude), max_file_mb=float(max_mb), url_prefixes=prefixes, extra=data
+    )

@@ -95,9 +95,13 @@ def _remove_index(index_path: Path) -> None:
 class _Resolver:
     """Resolves stored or parsed links against the final file set, with anchor checks."""
 
-    def __init__(self, conn: store.Connection, paths: Iterable[str]) -> None:
+    def __init__(
+        self, conn: store.Connection, paths: Iterable[str], url_prefixes: dict[str, str]
+    ) -> None:
         self.conn = conn
         self._paths = paths
+        self._url_prefixes = url_prefixes
+        self.folder_notes = bool(url_prefixes)
         self._files: FileSet | None = None
         self._anchors: dict[str, tuple[set[str], set[str]]] = {}
         self._aliases: dict[str, str] | None = None
@@ -106,7 +110,7 @@ class _Resolver:
     def files(self) -> FileSet:
         # built on first use: a reindex with nothing to resolve never pays for it
         if self._files is None:
-            self._files = FileSet(self._paths)
+            self._files = FileSet(self._paths, self._url_prefixes)
         return self._files
 
     def forget(self, path: str, aliases_changed: bool) -> None:
@@ -193,17 +197,20 @@ def _reindex(
     skipped = dict(scanned.skipped)
     states = store.file_states(conn)
     by_path = {f.path: f for f in scanned.files}
-    resolver = _Resolver(conn, by_path)
+    resolver = _Resolver(conn, by_path, config.url_prefixes)
+    folder_notes = bool(config.url_prefixes)
 
     # A cold run (or one resuming a killed cold run) resolves every link in its final pass;
     # an incremental run only the links whose target names something that changed.
     if not states:
         store.set_meta(conn, "resolve_all", "1")
     resolve_all = store.get_meta(conn, "resolve_all") == "1"
+    link_rules = json.dumps(sorted(config.url_prefixes.items()))
+    relink_all = bool(states) and store.get_meta(conn, "link_rules") != link_rules
 
     removed = [p for p in states if p not in by_path or states[p].kind != by_path[p].kind]
     with store.transaction(conn):
-        keys = {name_key(p) for p in removed}
+        keys = {k for p in removed for k in _file_keys(p, folder_notes)}
         ids = [states[p].id for p in removed]
         for alias_key in _alias_keys(conn, ids):
             keys.add(alias_key)
@@ -221,7 +228,8 @@ def _reindex(
     changed = _index_files(conn, vault, todo, states, resolver, skipped, resolve_all, progress)
 
     with store.transaction(conn):
-        relinked = _final_pass(conn, resolver, resolve_all, progress)
+        relinked = _final_pass(conn, resolver, resolve_all, relink_all, progress)
+        store.set_meta(conn, "link_rules", link_rules)
         if changed or removed or relinked:
             # what caches of derived data (the graph, its communities) are keyed by
             store.set_meta(conn, "generation", str(store.generation(conn) + 1))
@@ -245,6 +253,15 @@ def _reindex(
         seconds=round(time.perf_counter() - started, 3),
         full=full or resolve_all,
     )
+
+
+def _file_keys(path: str, folder_notes: bool) -> set[str]:
+    """The link-target keys a file answers to: its name, and its folder's for a folder note."""
+    keys = {name_key(path)}
+    parts = path.rsplit("/", 2)
+    if folder_notes and len(parts) >= 2 and parts[-1].lower() in ("index.md", "readme.md"):
+        keys.add(name_key(parts[-2]))
+    return keys
 
 
 def _alias_keys(conn: store.Connection, ids: Sequence[int]) -> set[str]:
@@ -350,7 +367,7 @@ def _store_one(
     resolve_all: bool,
 ) -> int:
     """Bring one file's rows in line with what was loaded; returns 1 when it changed."""
-    dirty: set[str] = set() if resolve_all else {name_key(vf.path)}
+    dirty: set[str] = set() if resolve_all else _file_keys(vf.path, resolver.folder_notes)
     if loaded is None:  # an attachment: only its name and stat matter
         if old is None:
             store.insert_attachment(conn, vf.path, vf.size, vf.mtime_ns)
@@ -359,7 +376,7 @@ def _store_one(
         store.update_stat(conn, old.id, vf.size, vf.mtime_ns)
         return 0
     if loaded.outcome == "vanished":  # since the scan: links already resolved to it must move
-        keys = {name_key(vf.path)}
+        keys = _file_keys(vf.path, resolver.folder_notes)
         if old is not None:
             keys |= _alias_keys(conn, [old.id])
             store.delete_files(conn, [old.id])
@@ -394,13 +411,24 @@ def _store_one(
 
 
 def _final_pass(
-    conn: store.Connection, resolver: _Resolver, resolve_all: bool, progress: Progress | None
+    conn: store.Connection,
+    resolver: _Resolver,
+    resolve_all: bool,
+    relink_all: bool,
+    progress: Progress | None,
 ) -> int:
     """Re-resolve every link whose target set changed; check anchors and alias fixes.
 
-    Returns how many links changed their resolution.
+    `relink_all` (the link rules in the config changed) re-resolves every link. Returns how
+    many links changed their resolution.
     """
-    if resolve_all:
+    if relink_all:
+        rows = conn.execute(
+            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
+            " l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
+        )
+        links = [store.StoredLink(*r) for r in rows]
+    elif resolve_all:
         rows = conn.execute(
             "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
             " l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"

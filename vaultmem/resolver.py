@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 _PUNCT_RE = re.compile(r"[!-/:-@\[-`{-~]+")
@@ -64,13 +64,26 @@ def _rank(path: str, variants: tuple[str, ...]) -> int | None:
 class FileSet:
     """The vault's files (notes and attachments) indexed for resolution."""
 
-    def __init__(self, paths: Iterable[str] = ()) -> None:
+    def __init__(
+        self, paths: Iterable[str] = (), url_prefixes: Mapping[str, str] | None = None
+    ) -> None:
         # name_key() buckets `Note.md` with a file called plain `Note`; the full folded path
         # (extension kept) tells them apart, so neither hides the other.
         self._by_key: dict[str, list[str]] = {}
         self._by_path: dict[str, str] = {}  # folded path -> path
+        # An opt-in extension for vaults made from docs sites (not Obsidian behaviour): links
+        # such as `/en-US/docs/Web/API` point into a vault folder, and a folder means its
+        # index.md or README.md. Longest prefix first, so nested mappings win.
+        self._prefixes = sorted(
+            ((fold(k), v.strip("/")) for k, v in (url_prefixes or {}).items()),
+            key=lambda kv: -len(kv[0]),
+        )
         for path in paths:
             self.add(path)
+
+    def _map_url(self, target: str) -> str | None:
+        """The vault path a docs-site URL names under a configured prefix, else None."""
+        return _map_url(self._prefixes, target)
 
     def __contains__(self, path: str) -> bool:
         return self.exact(path) is not None
@@ -106,6 +119,9 @@ class FileSet:
         if not target:
             return Resolution(source)
         folder = posixpath.dirname(source)
+        if self._prefixes and (mapped := self._map_url(target)) is not None:
+            tries = [f"{mapped}{p}" for p in FOLDER_NOTES] if mapped else ["index", "README"]
+            return Resolution(next((hit for t in tries if (hit := self.exact(t))), None))
         if target.startswith(("./", "../")):
             joined = posixpath.normpath(posixpath.join(folder, target))
             if joined.startswith("../") or joined == "..":
@@ -131,6 +147,19 @@ class FileSet:
         if hit := self.exact(target):
             return Resolution(hit, tuple(sorted(candidates)) if len(candidates) > 1 else ())
         return _pick(matches, folder, candidates)
+
+
+FOLDER_NOTES = ("", "/index", "/README")
+
+
+def _map_url(prefixes: list[tuple[str, str]], target: str) -> str | None:
+    folded = fold(target)
+    for prefix, folder in prefixes:
+        if folded.startswith(prefix):
+            rest = target[len(prefix) :].strip("/")
+            path = posixpath.normpath(f"{folder}/{rest}" if folder else rest).lstrip("/")
+            return "" if path == "." else path
+    return None
 
 
 def _pick(matches: list[str], folder: str, candidates: list[str]) -> Resolution:

@@ -331,14 +331,16 @@ def _written(
 class Vault:
     """One vault and its index; every front-end goes through this."""
 
-    def __init__(self, root: Path, index_path: Path | None = None) -> None:
+    def __init__(
+        self, root: Path, index_path: Path | None = None, config: Config | None = None
+    ) -> None:
         if not root.exists():
             raise VaultNotFound(f"vault folder {root} does not exist")
         if not root.is_dir():
             raise VaultNotFound(f"vault path {root} is not a folder")
         self.root = root
         self.index_path = index_path or root / ".vaultmem" / "index.db"
-        self.config: Config = load_config(root)
+        self.config: Config = config if config is not None else load_config(root)
         self._conn: store.Connection | None = None
 
     # ---- lifecycle
