@@ -131,7 +131,7 @@ class NoPath:
 
     @property
     def connected(self) -> bool:
-        """Whether the ends share a component: a deeper, undirected or unfiltered walk could join them."""
+        """Whether the ends share a component: a deeper or less filtered walk may join them."""
         return self.start_component == self.end_component
 
 
@@ -230,10 +230,24 @@ def _degree(G: nx.DiGraph, node: str) -> int:
     return len((G.succ[node].keys() | G.pred[node].keys()) - {node})
 
 
+def _components(G: nx.DiGraph) -> dict[str, tuple[int, int]]:
+    """node -> (component number, component size), numbered largest first (ties: min id).
+
+    Kept in G.graph: a graph is built once per index generation and never changed after, so
+    every failed path search on it can share one pass over the components.
+    """
+    cached: dict[str, tuple[int, int]] | None = G.graph.get("_components")
+    if cached is None or len(cached) != G.number_of_nodes():
+        ordered = sorted(nx.weakly_connected_components(G), key=lambda c: (-len(c), min(c)))
+        cached = {n: (i, len(c)) for i, c in enumerate(ordered) for n in c}
+        G.graph["_components"] = cached
+    return cached
+
+
 def _no_path(G: nx.DiGraph, start: str, end: str, max_depth: int) -> NoPath:
-    components = sorted(nx.weakly_connected_components(G), key=lambda c: (-len(c), min(c)))
-    start_at = next(i for i, c in enumerate(components) if start in c)
-    end_at = next(i for i, c in enumerate(components) if end in c)
+    components = _components(G)
+    start_at, start_size = components[start]
+    end_at, end_size = components[end]
     return NoPath(
         start=start,
         end=end,
@@ -242,8 +256,8 @@ def _no_path(G: nx.DiGraph, start: str, end: str, max_depth: int) -> NoPath:
         start_component=start_at,
         end_component=end_at,
         max_depth=max_depth,
-        start_component_size=len(components[start_at]),
-        end_component_size=len(components[end_at]),
+        start_component_size=start_size,
+        end_component_size=end_size,
     )
 
 
