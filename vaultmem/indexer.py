@@ -11,15 +11,18 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from vaultmem import store
 from vaultmem.config import Config
-from vaultmem.errors import IndexBusy
+from vaultmem.errors import IndexBusy, VaultmemError
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
 from vaultmem.scan import Unreadable, VaultFile, read_note, scan
+
+if TYPE_CHECKING:
+    from vaultmem.embed import Embedder
 
 BATCH_FILES = 400
 BATCH_SECONDS = 2.0
@@ -28,6 +31,15 @@ MAX_WORKERS = 4
 
 # progress(phase, done, total): phase is "scan", "parse" or "links"
 Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class EmbedReport:
+    model: str | None = None
+    embedded: int = 0  # chunks sent to the model
+    reused: int = 0  # chunks whose text was embedded before (cache hits)
+    seconds: float = 0.0
+    notice: str | None = None  # why vectors were not (all) made, fit to show a person
 
 
 @dataclass(frozen=True)
@@ -41,13 +53,18 @@ class ReindexReport:
     skipped: int
     seconds: float
     full: bool
+    embeddings: EmbedReport = EmbedReport()
 
     def summary(self) -> str:
-        return (
+        text = (
             f"{self.notes} notes, {self.attachments} attachments: {self.changed} changed, "
             f"{self.removed} removed; {self.links} links ({self.wanted} wanted); "
             f"{self.skipped} skipped; {self.seconds:.2f}s"
         )
+        e = self.embeddings
+        if e.embedded or e.reused:
+            text += f"; vectors: {e.embedded} embedded, {e.reused} reused ({e.model})"
+        return text
 
 
 @contextlib.contextmanager
@@ -168,8 +185,14 @@ def reindex(
     progress: Progress | None = None,
     wait: float = 60.0,
     on_wait: Callable[[str], None] | None = None,
+    embedder: Embedder | None = None,
+    redo_embeddings: bool = False,
 ) -> ReindexReport:
-    """Index `vault` into `index_path`; incremental unless `full` (or no index exists)."""
+    """Index `vault` into `index_path`; incremental unless `full` (or no index exists).
+
+    With an `embedder`, chunks without a vector get one afterwards (`redo_embeddings` first
+    drops every vector, e.g. to switch models).
+    """
     started = time.perf_counter()
     with _lock(index_path, wait, on_wait):
         if full:
@@ -180,9 +203,87 @@ def reindex(
         else:
             conn = store.create(index_path)
         try:
-            return _reindex(conn, vault, config, full, progress, started)
+            report = _reindex(conn, vault, config, full, progress, started)
+            if embedder is not None:
+                vectors = embed_chunks(conn, embedder, redo_embeddings, progress)
+                report = replace(
+                    report,
+                    embeddings=vectors,
+                    seconds=round(time.perf_counter() - started, 3),
+                )
+            return report
         finally:
             conn.close()
+
+
+EMBED_BATCH = 512
+
+
+def embed_chunks(
+    conn: store.Connection,
+    embedder: Embedder,
+    redo: bool = False,
+    progress: Progress | None = None,
+) -> EmbedReport:
+    """Give every chunk without a vector one, from the cache when its text was seen before.
+
+    Vectors from another model are never mixed in: they stay until `redo` (the CLI's
+    `reindex --embeddings`) replaces them, and the report says so meanwhile.
+    """
+    started = time.perf_counter()
+    stored = store.get_meta(conn, "embed_model")
+    if redo:
+        with store.transaction(conn):
+            store.drop_vectors(conn)
+    elif stored is not None and stored != embedder.name:
+        return EmbedReport(
+            stored,
+            notice=f"the index holds vectors from {stored}, not {embedder.name}: run "
+            "`vaultmem reindex --embeddings` to embed again with the new model",
+        )
+    missing = store.chunks_without_vectors(conn)
+    if not missing:
+        return EmbedReport(embedder.name)
+    cached = store.cached_vectors(conn, embedder.name, sorted({h for _, h in missing}))
+    reused = [(i, h, cached[h]) for i, h in missing if h in cached]
+    todo = [(i, h) for i, h in missing if h not in cached]
+    embedded = 0
+    try:
+        if reused:
+            with store.transaction(conn):
+                store.ensure_vectors(conn, embedder.name, len(reused[0][2]) // 4)
+                store.store_vectors(conn, embedder.name, reused, cache=False)
+        for start in range(0, len(todo), EMBED_BATCH):
+            batch = todo[start : start + EMBED_BATCH]
+            texts = store.chunk_texts(conn, [i for i, _ in batch])
+            vectors = embedder.embed([f"{texts[i][0]}\n{texts[i][1]}".strip() for i, _ in batch])
+            with store.transaction(conn):  # each batch kept: an interrupted run resumes here
+                store.ensure_vectors(conn, embedder.name, int(vectors.shape[1]))
+                store.store_vectors(
+                    conn,
+                    embedder.name,
+                    [
+                        (i, h, v.astype("float32").tobytes())
+                        for (i, h), v in zip(batch, vectors, strict=True)
+                    ],
+                )
+            embedded += len(batch)
+            if progress:
+                progress("embed", embedded, len(todo))
+    except VaultmemError as exc:  # a model server down or misbehaving: the text index stands
+        return EmbedReport(
+            embedder.name,
+            embedded,
+            len(reused),
+            round(time.perf_counter() - started, 3),
+            notice=f"embeddings incomplete ({exc}); search falls back to keywords where "
+            "vectors are missing",
+        )
+    with store.transaction(conn):
+        store.prune_embedding_cache(conn, embedder.name)
+    return EmbedReport(
+        embedder.name, embedded, len(reused), round(time.perf_counter() - started, 3)
+    )
 
 
 def _reindex(
@@ -195,20 +296,32 @@ def _reindex(
 ) -> ReindexReport:
     scanned = scan(vault, config.exclude, config.max_file_bytes)
     skipped = dict(scanned.skipped)
-    states = store.file_states(conn)
+    # (kind, size, mtime) of every indexed file; the full rows only for what changed
+    stats = store.file_stats(conn)
     by_path = {f.path: f for f in scanned.files}
     resolver = _Resolver(conn, by_path, config.url_prefixes)
     folder_notes = bool(config.url_prefixes)
 
     # A cold run (or one resuming a killed cold run) resolves every link in its final pass;
     # an incremental run only the links whose target names something that changed.
-    if not states:
+    if not stats:
         store.set_meta(conn, "resolve_all", "1")
     resolve_all = store.get_meta(conn, "resolve_all") == "1"
     link_rules = json.dumps(sorted(config.url_prefixes.items()))
-    relink_all = bool(states) and store.get_meta(conn, "link_rules") != link_rules
+    relink_all = bool(stats) and store.get_meta(conn, "link_rules") != link_rules
 
-    removed = [p for p in states if p not in by_path or states[p].kind != by_path[p].kind]
+    removed = [
+        p for p, (kind, _, _) in stats.items() if p not in by_path or kind != by_path[p].kind
+    ]
+    gone = set(removed)
+    todo = [
+        f
+        for f in scanned.files
+        if (f.path not in stats or stats[f.path][1:] != (f.size, f.mtime_ns)) and f.path not in gone
+    ] + [by_path[p] for p in removed if p in by_path]  # a file that changed kind is new again
+    todo.sort()
+    known = [*removed, *(f.path for f in todo if f.path in stats)]
+    states = store.file_states(conn, known)
     with store.transaction(conn):
         keys = {k for p in removed for k in _file_keys(p, folder_notes)}
         ids = [states[p].id for p in removed]
@@ -219,12 +332,6 @@ def _reindex(
     for p in removed:
         del states[p]
 
-    todo = [
-        f
-        for f in scanned.files
-        if f.path not in states
-        or (states[f.path].size, states[f.path].mtime_ns) != (f.size, f.mtime_ns)
-    ]
     changed = _index_files(conn, vault, todo, states, resolver, skipped, resolve_all, progress)
 
     with store.transaction(conn):

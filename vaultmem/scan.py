@@ -8,6 +8,7 @@ import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Literal, NamedTuple
 
 from vaultmem.edits import digest as content_digest
@@ -45,13 +46,15 @@ def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
 def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -> ScanResult:
     """Every note and attachment under `root`, skipping dot-folders, excludes and oversize notes."""
     files: list[VaultFile] = []
+    append = files.append
     skipped: dict[str, str] = {}
     real_root = os.path.realpath(root)
     followed: set[str] = set()  # real paths of symlinked folders outside the vault
-    # (folder on disk, its real path, its vault-relative prefix); plain strings: this loop is hot
-    stack: list[tuple[str, str, str]] = [(str(root), real_root, "")]
+    # (folder on disk, its vault-relative prefix); plain strings and few calls per entry: this
+    # loop is most of a no-op reindex
+    stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
-        folder, real_folder, prefix = stack.pop()
+        folder, prefix = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError as exc:
@@ -59,7 +62,7 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
             continue
         for entry in entries:
             name = entry.name
-            if name.startswith("."):
+            if name[0] == ".":
                 continue
             rel = prefix + name
             if not rel.isascii():
@@ -67,37 +70,37 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
             if exclude and _excluded(rel, exclude):
                 continue
             try:
-                is_dir = entry.is_dir()  # follows symlinks; no stat call for plain folders
-                if is_dir:
-                    real = real_folder + os.sep + name
+                if entry.is_dir():  # follows symlinks; no stat call for plain folders
                     if entry.is_symlink():
                         real = os.path.realpath(entry.path)
-                        reason = _symlinked_folder_problem(real, real_folder, real_root, followed)
+                        reason = _symlinked_folder_problem(
+                            real, os.path.realpath(folder), real_root, followed
+                        )
                         if reason:
                             skipped[rel] = reason
                             continue
                         followed.add(real)
-                    stack.append((entry.path, real, rel + "/"))
+                    stack.append((entry.path, rel + "/"))
                     continue
-                if not entry.is_file():
-                    if entry.is_symlink() and not os.path.exists(entry.path):
-                        skipped[rel] = "broken symlink"
-                    continue
-                est = entry.stat()
+                est = entry.stat()  # follows symlinks: a broken one raises
             except OSError as exc:
                 broken = entry.is_symlink() and not os.path.exists(entry.path)
                 skipped[rel] = "broken symlink" if broken else f"cannot stat: {exc.strerror}"
                 continue
-            is_note = name.lower().endswith(".md")
-            if is_note and est.st_size > max_bytes:
-                skipped[rel] = (
-                    f"larger than {max_bytes / (1 << 20):g} MB ({est.st_size / (1 << 20):.1f} MB);"
-                    " raise max_file_mb in .vaultmem/config.toml to index it"
-                )
-                continue
-            kind: FileKind = "note" if is_note else "attachment"
-            files.append(VaultFile(rel, kind, est.st_size, est.st_mtime_ns))
-    files.sort(key=lambda f: f.path)
+            if not S_ISREG(est.st_mode):
+                continue  # sockets, fifos, devices
+            if name[-3:].lower() == ".md":
+                if est.st_size > max_bytes:
+                    skipped[rel] = (
+                        f"larger than {max_bytes / (1 << 20):g} MB "
+                        f"({est.st_size / (1 << 20):.1f} MB);"
+                        " raise max_file_mb in .vaultmem/config.toml to index it"
+                    )
+                    continue
+                append(VaultFile(rel, "note", est.st_size, est.st_mtime_ns))
+            else:
+                append(VaultFile(rel, "attachment", est.st_size, est.st_mtime_ns))
+    files.sort()
     return ScanResult(files, skipped)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -11,12 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
+import sqlite_vec
 
 from vaultmem.errors import NoIndex, SchemaMismatch
 from vaultmem.model import ParsedNote
 from vaultmem.resolver import fold, heading_key, name_key
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 OperationalError = sqlite3.OperationalError
 if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
     from sqlite3 import Connection as Connection
@@ -58,8 +60,15 @@ CREATE TABLE blocks (note_id INTEGER NOT NULL, block_id TEXT NOT NULL, line INTE
 CREATE INDEX blocks_note ON blocks(note_id);
 CREATE TABLE chunks (
     id INTEGER PRIMARY KEY, note_id INTEGER NOT NULL, seq INTEGER NOT NULL,
-    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, heading TEXT NOT NULL
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, heading TEXT NOT NULL,
+    text_hash TEXT NOT NULL              -- of what is embedded: heading path + text
 );
+-- Vectors by (model, text hash): unchanged text is never embedded twice, even across renames.
+-- The per-chunk vec0 table `chunk_vectors` is made on first use, when the dimension is known.
+CREATE TABLE embeddings (
+    model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
 CREATE INDEX chunks_note ON chunks(note_id);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     title, aliases, headings, tags, path, body,
@@ -114,6 +123,10 @@ def connect(path: Path) -> Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA cache_size=-65536")
+    # sqlite-vec on every connection: any statement touching chunk_vectors needs it
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
     return conn
 
 
@@ -200,9 +213,25 @@ class LinkResolution:
     alias_fix: str | None
 
 
-def file_states(conn: Connection) -> dict[str, FileState]:
-    rows = conn.execute("SELECT path, id, kind, size, mtime_ns, hash FROM notes")
-    return {path: FileState(*rest) for path, *rest in rows}
+def file_stats(conn: Connection) -> dict[str, tuple[str, int, int]]:
+    """path -> (kind, size, mtime_ns) of every indexed file: what change detection compares."""
+    return {
+        p: (k, s, m) for p, k, s, m in conn.execute("SELECT path, kind, size, mtime_ns FROM notes")
+    }
+
+
+def file_states(conn: Connection, paths: Sequence[str]) -> dict[str, FileState]:
+    """The stored rows of some files (those that look changed)."""
+    out: dict[str, FileState] = {}
+    for start in range(0, len(paths), 500):
+        part = list(paths[start : start + 500])
+        rows = conn.execute(
+            "SELECT path, id, kind, size, mtime_ns, hash FROM notes"
+            f" WHERE path IN ({','.join('?' * len(part))})",
+            part,
+        )
+        out.update((path, FileState(*rest)) for path, *rest in rows)
+    return out
 
 
 def delete_files(conn: Connection, ids: Sequence[int]) -> None:
@@ -214,6 +243,12 @@ def delete_files(conn: Connection, ids: Sequence[int]) -> None:
             f"(SELECT id FROM chunks WHERE note_id IN ({marks}))",
             part,
         )
+        if has_vectors(conn):
+            conn.execute(
+                f"DELETE FROM chunk_vectors WHERE rowid IN "
+                f"(SELECT id FROM chunks WHERE note_id IN ({marks}))",
+                part,
+            )
         for table in ("chunks", *_NOTE_TABLES):
             conn.execute(f"DELETE FROM {table} WHERE note_id IN ({marks})", part)
         conn.execute(f"DELETE FROM links WHERE src_id IN ({marks})", part)
@@ -312,10 +347,18 @@ def insert_note(
     tags_text = " ".join(note.tags)
     first_chunk = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
     conn.executemany(
-        "INSERT INTO chunks(id, note_id, seq, start_line, end_line, heading)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO chunks(id, note_id, seq, start_line, end_line, heading, text_hash)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
-            (first_chunk + c.seq, note_id, c.seq, c.start_line, c.end_line, c.heading)
+            (
+                first_chunk + c.seq,
+                note_id,
+                c.seq,
+                c.start_line,
+                c.end_line,
+                c.heading,
+                chunk_hash(c.heading_path, c.text),
+            )
             for c in note.chunks
         ],
     )
@@ -586,6 +629,112 @@ def mentions(conn: Connection, phrase_words: Sequence[str], limit: int) -> list[
         "SELECT n.path, c.start_line FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
         " JOIN notes n ON n.id = c.note_id WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
         (f'body : "{phrase}"', limit),
+    ).fetchall()
+
+
+# --------------------------------------------------------------------------- vectors
+
+
+def chunk_hash(heading_path: Sequence[str], text: str) -> str:
+    """What a chunk's vector is cached under: its heading path and text, not its note."""
+    data = ("\x1f".join(heading_path) + "\x1e" + text).encode("utf-8")
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def has_vectors(conn: Connection) -> bool:
+    return bool(
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunk_vectors'"
+        ).fetchone()
+    )
+
+
+def ensure_vectors(conn: Connection, model: str, dim: int) -> None:
+    """Make the vec0 table for `dim`-wide cosine vectors and record which model fills it."""
+    if not has_vectors(conn):
+        conn.execute(
+            f"CREATE VIRTUAL TABLE chunk_vectors USING vec0("
+            f"embedding float[{int(dim)}] distance_metric=cosine)"
+        )
+    set_meta(conn, "embed_model", model)
+    set_meta(conn, "embed_dim", str(dim))
+
+
+def drop_vectors(conn: Connection) -> None:
+    conn.execute("DROP TABLE IF EXISTS chunk_vectors")
+    conn.execute("DELETE FROM meta WHERE key IN ('embed_model', 'embed_dim')")
+
+
+def chunks_without_vectors(conn: Connection) -> list[tuple[int, str]]:
+    """(chunk id, text hash) of every chunk with no vector yet."""
+    if not has_vectors(conn):
+        return conn.execute("SELECT id, text_hash FROM chunks ORDER BY id").fetchall()
+    return conn.execute(
+        "SELECT id, text_hash FROM chunks WHERE id NOT IN (SELECT rowid FROM chunk_vectors)"
+        " ORDER BY id"
+    ).fetchall()
+
+
+def cached_vectors(conn: Connection, model: str, hashes: Sequence[str]) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for start in range(0, len(hashes), 500):
+        part = list(hashes[start : start + 500])
+        rows = conn.execute(
+            f"SELECT text_hash, vector FROM embeddings WHERE model = ?"
+            f" AND text_hash IN ({','.join('?' * len(part))})",
+            (model, *part),
+        )
+        out.update(rows.fetchall())
+    return out
+
+
+def chunk_texts(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """(heading path, text) of chunks, from the text index that already holds them."""
+    out: dict[int, tuple[str, str]] = {}
+    for start in range(0, len(ids), 500):
+        part = list(ids[start : start + 500])
+        rows = conn.execute(
+            f"SELECT rowid, headings, body FROM chunks_fts"
+            f" WHERE rowid IN ({','.join('?' * len(part))})",
+            part,
+        )
+        out.update((r[0], (r[1], r[2])) for r in rows)
+    return out
+
+
+def store_vectors(
+    conn: Connection, model: str, rows: Sequence[tuple[int, str, bytes]], cache: bool = True
+) -> None:
+    """Attach vectors to chunks (chunk id, text hash, float32 bytes), caching new ones."""
+    if cache:
+        conn.executemany(
+            "INSERT OR IGNORE INTO embeddings(model, text_hash, vector) VALUES (?, ?, ?)",
+            [(model, h, v) for _, h, v in rows],
+        )
+    conn.executemany(
+        "INSERT OR REPLACE INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
+        [(i, v) for i, _, v in rows],
+    )
+
+
+def prune_embedding_cache(conn: Connection, model: str) -> None:
+    """Forget cached vectors no chunk uses any more (other models' are kept: switching back
+    is then free)."""
+    conn.execute(
+        "DELETE FROM embeddings WHERE model = ? AND text_hash NOT IN"
+        " (SELECT text_hash FROM chunks)",
+        (model,),
+    )
+
+
+def nearest_chunks(conn: Connection, vector: bytes, k: int) -> list[tuple[int, float]]:
+    """(chunk id, cosine distance) of the k nearest chunks."""
+    if not has_vectors(conn):
+        return []
+    return conn.execute(
+        "SELECT rowid, distance FROM chunk_vectors WHERE embedding MATCH ? AND k = ?"
+        " ORDER BY distance",
+        (vector, k),
     ).fetchall()
 
 
