@@ -49,3 +49,15 @@ class ConfigError(VaultmemError):
     """`.vaultmem/config.toml` cannot be read."""
 
     exit_code = 2
+
+
+class ModelServerDown(VaultmemError):
+    """An embedding or text model server (Ollama, an OpenAI-compatible server) is not reachable."""
+
+    exit_code = 5
+
+
+class ModelServerError(VaultmemError):
+    """A model server answered, but not usefully (an HTTP error, not JSON, malformed vectors)."""
+
+    exit_code = 5
