@@ -45,3 +45,9 @@ def sample_vault(tmp_path: Path) -> Vault:
     vault = Vault(SAMPLE_VAULT, tmp_path / "sample-index.db")
     vault.reindex()
     return vault
+
+
+@pytest.fixture(autouse=True)
+def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests embed with the deterministic fake unless they ask for a real model."""
+    monkeypatch.setenv("VAULTMEM_EMBEDDER", "fake")

@@ -150,9 +150,11 @@ def test_file_vanishing_or_changing_during_reindex(
 def test_fts_syntax_in_queries_never_crashes(make_vault: MakeVault, query: str) -> None:
     vault = make_vault({"c.md": "C++ and foo-bar, AND unbalanced NEAR title"})
     vault.reindex()
-    result = vault.search(query)
+    result = vault.search(query, mode="keyword")
     words = [w for w in ("c", "foo", "unbalanced", "and", "near", "title") if w in query.lower()]
     assert bool(result.hits) == bool(words)
+    hybrid = vault.search(query)  # meaning finds neighbours even without shared words
+    assert bool(hybrid.hits) == any(c.isalnum() for c in query)
 
 
 def test_empty_vault(make_vault: MakeVault) -> None:

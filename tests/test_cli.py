@@ -75,7 +75,7 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
     }
     assert isinstance(summary["seconds"], float)
 
-    result = run("--vault", str(vault_dir), "search", "solar panels", "--json")
+    result = run("--vault", str(vault_dir), "search", "solar panels", "--json", "--mode", "keyword")
     data = json.loads(result.stdout)
     assert data["query"] == "solar panels"
     (hit,) = data["results"]
@@ -114,6 +114,8 @@ def test_batch_search_from_stdin(vault_dir: Path) -> None:
         "search",
         "-",
         "--json",
+        "--mode",
+        "keyword",
         stdin="solar\n\nalpha\nnothing-matches-this\n",
     )
     lines = [json.loads(line) for line in result.stdout.splitlines()]

@@ -7,6 +7,7 @@ or bad config; 3 no index yet or an index from another schema; 4 another reindex
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ import click
 from vaultmem import __version__
 from vaultmem.errors import VaultmemError
 from vaultmem.indexer import Progress, ReindexReport
+from vaultmem.search import MODES, Mode
 from vaultmem.vault import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -32,9 +34,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Ctx:
-    def __init__(self, vault: str | None, index: str | None) -> None:
+    def __init__(
+        self, vault: str | None, index: str | None, embedder: str | None, llm: str | None
+    ) -> None:
         self.vault_arg = vault
         self.index_arg = index
+        self.embedder = embedder
+        self.llm = llm
         self._vault: Vault | None = None
 
     @property
@@ -43,6 +49,8 @@ class Ctx:
             root = locate_vault(self.vault_arg)
             index = Path(self.index_arg).expanduser().resolve() if self.index_arg else None
             self._vault = Vault(root, index)
+            self._vault.embedder_spec = self.embedder
+            self._vault.llm_spec = self.llm
         return self._vault
 
 
@@ -108,14 +116,35 @@ def _progress_bar() -> Iterator[Progress | None]:
     metavar="PATH",
     help="Where the index lives (default: VAULT/.vaultmem/index.db); use it for a read-only vault.",
 )
+@click.option(
+    "--embedder",
+    metavar="SPEC",
+    envvar="VAULTMEM_EMBEDDER",
+    show_envvar=True,
+    help="Embedding model: wordllama (bundled, default), ollama[:MODEL], openai:MODEL, "
+    "sentence-transformers:NAME.",
+)
+@click.option(
+    "--llm",
+    metavar="SPEC",
+    envvar="VAULTMEM_LLM",
+    show_envvar=True,
+    help="Text model for --hyde: ollama:MODEL or openai:MODEL.",
+)
 @click.version_option(__version__, prog_name="vaultmem")
 @click.pass_context
-def cli(ctx: click.Context, vault: str | None, index: str | None) -> None:
+def cli(
+    ctx: click.Context,
+    vault: str | None,
+    index: str | None,
+    embedder: str | None,
+    llm: str | None,
+) -> None:
     """vaultmem: your markdown vault as fast, searchable, graph-aware memory.
 
     Start with `vaultmem --vault PATH reindex`, then `vaultmem search WORDS`.
     """
-    ctx.obj = Ctx(vault, index)
+    ctx.obj = Ctx(vault, index, embedder, llm)
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
 
@@ -142,26 +171,44 @@ def init(obj: Ctx) -> None:
     metavar="SECONDS",
     help="How long to wait for another running reindex before giving up.",
 )
+@click.option("--no-embed", is_flag=True, help="Skip making vectors (keyword search only).")
+@click.option(
+    "--embeddings",
+    "redo_embeddings",
+    is_flag=True,
+    help="Make every vector again (after switching --embedder); the text index is kept.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj
-def reindex_cmd(obj: Ctx, full: bool, wait: float, as_json: bool) -> None:
+def reindex_cmd(
+    obj: Ctx, full: bool, wait: float, no_embed: bool, redo_embeddings: bool, as_json: bool
+) -> None:
     """Bring the index in line with the vault (only changed files are parsed)."""
     vault = obj.vault
+    if no_embed and redo_embeddings:
+        raise click.UsageError("--no-embed and --embeddings contradict each other")
 
     def waiting(message: str) -> None:
         click.echo(message, err=True)
 
     with _progress_bar() as progress:
         report: ReindexReport = vault.reindex(
-            full=full, progress=progress, wait=wait, on_wait=waiting
+            full=full,
+            progress=progress,
+            wait=wait,
+            on_wait=waiting,
+            embed=not no_embed,
+            redo_embeddings=redo_embeddings,
         )
+    if report.embeddings.notice:
+        click.echo(f"note: {report.embeddings.notice}", err=True)
     if as_json:
         emit_json(dataclasses.asdict(report))
     else:
         click.echo(report.summary())
 
 
-def _print_result(result: SearchResult) -> None:
+def _print_result(result: SearchResult, explain: bool = False) -> None:
     if not result.hits:
         click.echo(f"no matches for {result.query!r}", err=True)
         return
@@ -171,6 +218,14 @@ def _print_result(result: SearchResult) -> None:
         click.echo(f"{rank:2}. {click.style(where, bold=True)}  {hit.score:.2f}{header}")
         if hit.snippet.strip():
             click.echo(f"    {_highlight(hit.snippet)}")
+        if explain:
+            parts = "  ".join(f"{name} {value:+.3f}" for name, value in hit.explain)
+            click.echo(click.style(f"    = {parts}", dim=True))
+    if explain:
+        dates = ""
+        if result.route:
+            dates = f", dates {result.route.start}..{result.route.end} ({result.route.phrase!r})"
+        click.echo(click.style(f"mode {result.mode}{dates}", dim=True), err=True)
 
 
 @cli.command()
@@ -184,32 +239,74 @@ def _print_result(result: SearchResult) -> None:
     help="How many notes to return.",
 )
 @click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="hybrid",
+    show_default=True,
+    help="keyword: words only; semantic: meaning only; hybrid: both, fused.",
+)
+@click.option("--tag", metavar="TAG", help="Only notes with this tag (or a tag nested under it).")
+@click.option("--path", "path_prefix", metavar="PREFIX", help="Only notes under this folder.")
+@click.option(
+    "--since",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    metavar="YYYY-MM-DD",
+    help="Only notes dated (or changed) on or after this day.",
+)
+@click.option("--hyde", is_flag=True, help="Also search by a passage a text model (--llm) writes.")
+@click.option("--explain", is_flag=True, help="Show what each signal added to each hit's score.")
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help='Print {"query", "results": [{"path", "startLine", "endLine", "score", '
-    '"snippet", "header"}]}.',
+    '"snippet", "header"}]} (with --explain, also each hit\'s signals).',
 )
 @click.pass_obj
-def search(obj: Ctx, query: str, limit: int, as_json: bool) -> None:
-    """Find notes by keywords (best section per note).
+def search(
+    obj: Ctx,
+    query: str,
+    limit: int,
+    mode: Mode,
+    tag: str | None,
+    path_prefix: str | None,
+    since: dt.datetime | None,
+    hyde: bool,
+    explain: bool,
+    as_json: bool,
+) -> None:
+    """Find notes by words and by meaning (best section per note).
 
-    QUERY "-" reads one query per line from stdin and answers each in turn
-    (one JSON object per line with --json), so thousands of queries run in one process.
+    Dates in the query ("yesterday", "last Monday", "Feb 8", 2026-11-28) favour notes of that
+    day. QUERY "-" reads one query per line from stdin and answers each in turn (one JSON
+    object per line with --json), so thousands of queries run in one process.
     """
     vault = obj.vault
     queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else iter([query])
+    told: set[str] = set()
     for q in queries:
         if query == "-" and not q.strip():
             continue
-        result = vault.search(q, limit=limit)
+        result = vault.search(
+            q,
+            limit=limit,
+            mode=mode,
+            tag=tag,
+            path=path_prefix,
+            since=since.date() if since else None,
+            hyde=hyde,
+        )
+        for notice in result.notices:
+            if notice not in told:  # once per process, not once per batch query
+                click.echo(f"note: {notice}", err=True)
+                told.add(notice)
         if as_json:
-            emit_json(result.to_json())
+            emit_json(result.to_json(explain))
             sys.stdout.flush()
         else:
             if query == "-":
                 click.echo(click.style(f"# {q}", fg="magenta"))
-            _print_result(result)
+            _print_result(result, explain)
 
 
 def _print_note(info: NoteInfo) -> None:

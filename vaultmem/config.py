@@ -15,6 +15,12 @@ CONFIG_TEMPLATE = """\
 # in addition to dot-folders such as .obsidian, .trash and .git.
 exclude = []
 
+# The embedding model for search by meaning: "wordllama" (bundled, offline, the default),
+# "ollama:<model>" (OLLAMA_URL), "openai:<model>" (OPENAI_BASE_URL, OPENAI_API_KEY).
+# embedder = "ollama:nomic-embed-text"
+# A text model for `search --hyde`: "ollama:<model>" or "openai:<model>".
+# llm = "ollama:llama3.2"
+
 # Markdown files larger than this many megabytes are skipped (and listed by `vaultmem doctor`).
 max_file_mb = 10
 
@@ -31,6 +37,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     max_file_mb: float = 10.0
     url_prefixes: dict[str, str] = field(default_factory=dict)
+    embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
+    llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -62,6 +70,16 @@ def load_config(vault: Path) -> Config:
         isinstance(k, str) and isinstance(v, str) and k.strip() for k, v in prefixes.items()
     ):
         raise ConfigError(f"{path}: `links.url_prefixes` must map URL prefixes to vault folders")
+    embedder = data.pop("embedder", None)
+    llm = data.pop("llm", None)
+    for key, value in (("embedder", embedder), ("llm", llm)):
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(f"{path}: `{key}` must be a string such as \"ollama:<model>\"")
     return Config(
-        exclude=tuple(exclude), max_file_mb=float(max_mb), url_prefixes=prefixes, extra=data
+        exclude=tuple(exclude),
+        max_file_mb=float(max_mb),
+        url_prefixes=prefixes,
+        embedder=embedder,
+        llm=llm,
+        extra=data,
     )

@@ -530,6 +530,70 @@ def keyword_chunks(
     return [(rowid, *meta[rowid], rank) for rowid, rank in rows if rowid in meta]
 
 
+def chunk_rows(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[str, str, int, int, str]]:
+    """chunk id -> (path, title, start line, end line, heading)."""
+    out: dict[int, tuple[str, str, int, int, str]] = {}
+    for start in range(0, len(ids), 500):
+        part = list(ids[start : start + 500])
+        rows = conn.execute(
+            "SELECT c.id, n.path, n.title, c.start_line, c.end_line, c.heading FROM chunks c"
+            f" JOIN notes n ON n.id = c.note_id WHERE c.id IN ({','.join('?' * len(part))})",
+            part,
+        )
+        out.update((r[0], r[1:]) for r in rows)
+    return out
+
+
+def first_chunks_dated(
+    conn: Connection, days: Sequence[str], limit: int
+) -> list[tuple[int, str, str, int, int, str]]:
+    """The first chunk of notes dated on one of `days` (ISO), by property, path or title."""
+    if not days:
+        return []
+    likes = " OR ".join(["n.path LIKE ?"] * len(days))
+    marks = ",".join("?" * len(days))
+    return conn.execute(
+        "SELECT c.id, n.path, n.title, c.start_line, c.end_line, c.heading FROM notes n"
+        " JOIN chunks c ON c.note_id = n.id AND c.seq = 0"
+        f" WHERE n.kind = 'note' AND (substr(n.date, 1, 10) IN ({marks}) OR {likes})"
+        " ORDER BY n.path LIMIT ?",
+        (*days, *(f"%{d}%" for d in days), limit),
+    ).fetchall()
+
+
+def note_facts(
+    conn: Connection, paths: Sequence[str]
+) -> dict[str, tuple[str | None, str, int, str]]:
+    """path -> (date, front matter JSON, mtime_ns, direct tags joined by newlines)."""
+    out: dict[str, tuple[str | None, str, int, str]] = {}
+    for start in range(0, len(paths), 500):
+        part = list(paths[start : start + 500])
+        rows = conn.execute(
+            "SELECT n.path, n.date, n.frontmatter, n.mtime_ns,"
+            " (SELECT group_concat(lower(tag), char(10)) FROM tags t WHERE t.note_id = n.id)"
+            f" FROM notes n WHERE n.path IN ({','.join('?' * len(part))})",
+            part,
+        )
+        out.update((r[0], (r[1], r[2], r[3], r[4] or "")) for r in rows)
+    return out
+
+
+def links_among(conn: Connection, paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(source, target) links between notes of `paths`."""
+    if not paths:
+        return []
+    marks = ",".join("?" * len(paths))
+    return conn.execute(
+        "SELECT DISTINCT n.path, l.dst_path FROM links l JOIN notes n ON n.id = l.src_id"
+        f" WHERE n.path IN ({marks}) AND l.dst_path IN ({marks}) AND n.path != l.dst_path",
+        (*paths, *paths),
+    ).fetchall()
+
+
+def chunk_bodies(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
+    return {i: body for i, (_, body) in chunk_texts(conn, ids).items()}
+
+
 def snippets(conn: Connection, match: str, chunk_ids: Sequence[int]) -> dict[int, str]:
     """Highlighted snippets (matches between \\x02 and \\x03) for a few chunks of a query."""
     if not chunk_ids:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import difflib
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -20,6 +20,32 @@ from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
 from vaultmem.errors import NoteNotFound, UsageError, VaultNotFound
 from vaultmem.indexer import Progress, ReindexReport, reindex
 from vaultmem.resolver import fold, name_key
+from vaultmem.search import (
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    Filters,
+    Hit,
+    Mode,
+    Query,
+    SearchResult,
+    fts_queries,
+    plain,
+)
+from vaultmem.search import run as search_run
+
+if TYPE_CHECKING:
+    from vaultmem.embed import Embedder
+    from vaultmem.llm import LLM
+
+__all__ = [
+    "HIGHLIGHT_END",
+    "HIGHLIGHT_START",
+    "Hit",
+    "SearchResult",
+    "Vault",
+    "fts_queries",
+    "plain",
+]
 
 WANTED_PREFIX = "wanted:"
 _GRAPHS: dict[tuple[str, int], nx.DiGraph] = {}
@@ -46,83 +72,6 @@ def _build_graph(rows: store.GraphRows) -> nx.DiGraph:
     return link_graph.build_graph(nodes, edges)
 
 
-HIGHLIGHT_START = "\x02"
-HIGHLIGHT_END = "\x03"
-_WORD_RE = re.compile(r"\w+", re.UNICODE)
-# Words so common that bm25 gives them almost no weight while each one makes FTS5 rank most of
-# the index; dropped from a query unless nothing else is left ("how does the web work").
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "too",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
-
-
 def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
     """--vault, else $VAULTMEM_VAULT, else the current folder when it looks like a vault."""
     raw = given or os.environ.get("VAULTMEM_VAULT")
@@ -143,36 +92,6 @@ def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
 
 
 # --------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Hit:
-    path: str
-    title: str
-    start_line: int
-    end_line: int
-    score: float
-    snippet: str  # matched words wrapped in HIGHLIGHT_START/HIGHLIGHT_END
-    header: str
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "startLine": self.start_line,
-            "endLine": self.end_line,
-            "score": round(self.score, 4),
-            "snippet": plain(self.snippet),
-            "header": self.header,
-        }
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    query: str
-    hits: tuple[Hit, ...]
-
-    def to_json(self) -> dict[str, object]:
-        return {"query": self.query, "results": [h.to_json() for h in self.hits]}
 
 
 @dataclass(frozen=True)
@@ -288,26 +207,6 @@ class DoctorReport:
         return not self.index_problems
 
 
-def plain(snippet: str) -> str:
-    return snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
-
-
-def fts_queries(text: str) -> list[str]:
-    """Any user text as safe FTS5 queries: all words (AND) first, then any word (OR).
-
-    Every word is quoted, so FTS5 syntax in the text (`C++`, `"`, `AND`, `*`) is just words.
-    Notes holding every word come first; the OR query fills the remaining places. Besides
-    matching what people expect of a search box, the AND query is ~10x cheaper: FTS5 ranks every
-    row an OR query matches, and a common word matches most of a big vault.
-    """
-    words = list(dict.fromkeys(w.lower() for w in _WORD_RE.findall(text)))
-    words = [w for w in words if w not in STOPWORDS] or words
-    quoted = [f'"{w}"' for w in words]
-    if len(quoted) <= 1:
-        return quoted
-    return [" AND ".join(quoted), " OR ".join(quoted)]
-
-
 def _written(
     target: str,
     heading: str | None,
@@ -341,6 +240,9 @@ class Vault:
         self.root = root
         self.index_path = index_path or root / ".vaultmem" / "index.db"
         self.config: Config = config if config is not None else load_config(root)
+        self.embedder_spec: str | None = None  # set by front-ends from --embedder
+        self.llm_spec: str | None = None
+        self._embedder: Embedder | None = None
         self._conn: store.Connection | None = None
 
     # ---- lifecycle
@@ -362,7 +264,10 @@ class Vault:
         progress: Progress | None = None,
         wait: float = 60.0,
         on_wait: Callable[[str], None] | None = None,
+        embed: bool = True,
+        redo_embeddings: bool = False,
     ) -> ReindexReport:
+        """Bring the index up to date, then give new chunks vectors (unless `embed` is off)."""
         self.close()
         return reindex(
             self.root,
@@ -372,6 +277,8 @@ class Vault:
             progress=progress,
             wait=wait,
             on_wait=on_wait,
+            embedder=self.embedder() if embed else None,
+            redo_embeddings=redo_embeddings,
         )
 
     @property
@@ -468,39 +375,34 @@ class Vault:
 
     # ---- reading
 
-    def search(self, query: str, limit: int = 10) -> SearchResult:
-        """Keyword search (FTS5 bm25 over weighted columns), best chunk per note."""
-        if limit < 1:
-            raise UsageError("--limit must be at least 1")
-        queries = fts_queries(query)
-        if not queries:
-            return SearchResult(query, ())
-        best: dict[str, tuple[int, str, str, int, int, str, float]] = {}
-        for match in queries:
-            found: dict[str, tuple[int, str, str, int, int, str, float]] = {}
-            fetch = limit * 4
-            while True:
-                rows = store.keyword_chunks(self.conn, match, fetch)
-                for row in rows:
-                    found.setdefault(row[1], row)  # rows come best first: each note's best
-                if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
-                    break
-                found.clear()
-                fetch *= 4
-            for path, row in found.items():
-                best.setdefault(path, row)
-            if len(best) >= limit:
-                break
-        top = list(best.values())[:limit]
-        # snippets cost a re-tokenisation each: make them only for the hits shown
-        shown = store.snippets(self.conn, queries[-1], [row[0] for row in top])
-        return SearchResult(
-            query,
-            tuple(
-                Hit(path, title, start, end, -rank, shown.get(chunk_id, ""), heading)
-                for chunk_id, path, title, start, end, heading, rank in top
-            ),
-        )
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        mode: Mode = "hybrid",
+        tag: str | None = None,
+        path: str | None = None,
+        since: dt.date | None = None,
+        hyde: bool = False,
+        now: dt.datetime | None = None,
+    ) -> SearchResult:
+        """Hybrid search by default (keywords and meaning fused), best section per note."""
+        q = Query(query, limit, mode, Filters(tag, path, since), hyde, now)
+        return search_run(self.conn, q, self.embedder, self.llm)
+
+    def embedder(self) -> Embedder:
+        """The embedding model (--embedder, $VAULTMEM_EMBEDDER, config, else wordllama)."""
+        if self._embedder is None:
+            from vaultmem.embed import make_embedder
+
+            self._embedder = make_embedder(self.embedder_spec or self.config.embedder)
+        return self._embedder
+
+    def llm(self) -> LLM | None:
+        """The text model for HyDE (--llm, $VAULTMEM_LLM, config), or None."""
+        from vaultmem.llm import make_llm
+
+        return make_llm(self.llm_spec or self.config.llm)
 
     def show(self, ref: str) -> NoteInfo:
         path = self.find_note(ref)

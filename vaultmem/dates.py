@@ -1,0 +1,134 @@
+"""Date routing: the day or days a query talks about ("yesterday", "last Monday", "Feb 8"). Pure."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_WEEKDAYS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("monday", "mon"),
+            ("tuesday", "tue", "tues"),
+            ("wednesday", "wed"),
+            ("thursday", "thu", "thurs"),
+            ("friday", "fri"),
+            ("saturday", "sat"),
+            ("sunday", "sun"),
+        ]
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAY = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+_ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_DAY_RE = re.compile(
+    rf"\b(?:on\s+)?(?:({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
+    rf"\s+(?:of\s+)?({_MONTH})\.?)(?:,?\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
+)
+_RELATIVE_RE = re.compile(
+    rf"\b(?:(today|yesterday)|(\d+)\s+days?\s+ago|(last|this)\s+(week|month)"
+    rf"|(?:(last|on|this)\s+)?({_WEEKDAY})\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class DateRoute:
+    """The dates a query is about (inclusive), the words saying so, and the query without them."""
+
+    start: dt.date
+    end: dt.date
+    phrase: str
+    rest: str
+
+    def covers(self, day: dt.date) -> bool:
+        return self.start <= day <= self.end
+
+
+def route(query: str, today: dt.date) -> DateRoute | None:
+    """The first date expression in `query`, resolved against `today` (an injectable clock)."""
+    if m := _ISO_RE.search(query):
+        try:
+            day = dt.date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            return None
+        return _found(query, m, day, day)
+    if m := _MONTH_DAY_RE.search(query):
+        month = _MONTHS[(m[1] or m[4]).lower().rstrip(".")]
+        day_of_month = int(m[2] or m[3])
+        year = int(m[5]) if m[5] else today.year
+        try:
+            day = dt.date(year, month, day_of_month)
+            if not m[5] and day > today:  # "Feb 8" in November means this year's; in January, last
+                day = dt.date(year - 1, month, day_of_month)
+        except ValueError:
+            return None
+        return _found(query, m, day, day)
+    if m := _RELATIVE_RE.search(query):
+        if m[1]:
+            day = today if m[1].lower() == "today" else today - dt.timedelta(days=1)
+            return _found(query, m, day, day)
+        if m[2]:
+            day = today - dt.timedelta(days=int(m[2]))
+            return _found(query, m, day, day)
+        if m[4]:
+            last = m[3].lower() == "last"
+            if m[4].lower() == "week":
+                monday = today - dt.timedelta(days=today.weekday())
+                start = monday - dt.timedelta(days=7) if last else monday
+                return _found(query, m, start, start + dt.timedelta(days=6))
+            first = today.replace(day=1)
+            if last:
+                end = first - dt.timedelta(days=1)
+                return _found(query, m, end.replace(day=1), end)
+            return _found(query, m, first, today)
+        weekday = _WEEKDAYS[m[6].lower()]
+        back = (today.weekday() - weekday) % 7
+        if back == 0 and (m[5] or "").lower() == "last":
+            back = 7
+        if m[5] is None and m[6].lower() in ("sat", "sun", "wed", "mon", "fri", "tue", "thu"):
+            return None  # a bare short form ("sat", "sun") is too often an ordinary word
+        day = today - dt.timedelta(days=back)
+        return _found(query, m, day, day)
+    return None
+
+
+def _found(query: str, m: re.Match[str], start: dt.date, end: dt.date) -> DateRoute:
+    rest = " ".join((query[: m.start()] + " " + query[m.end() :]).split())
+    return DateRoute(start, end, m[0].strip(), rest)
+
+
+def dates_in(text: str) -> list[dt.date]:
+    """ISO dates written in a path, title or property ("daily/2026-11-29.md")."""
+    found = []
+    for m in _ISO_RE.finditer(text):
+        try:
+            found.append(dt.date(int(m[1]), int(m[2]), int(m[3])))
+        except ValueError:
+            continue
+    return found

@@ -1,0 +1,180 @@
+"""Hybrid ranking: keyword and vector candidates fused per note, then re-ranked by small signals.
+
+Pure: candidates and note facts in, ranked notes with every signal's contribution out. Each
+signal is a number in [0, 1] times its weight, so `--explain` can show what moved a note. The
+weights are measured, not guessed: see docs/BENCHMARKS.md (retrieval) for what each earned.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from vaultmem.dates import DateRoute, dates_in
+
+_WORD_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk found by the keyword search, the vector search, or both."""
+
+    chunk_id: int
+    path: str
+    title: str
+    heading: str
+    start_line: int
+    end_line: int
+    keyword: float | None = None  # bm25, higher is better
+    vector: float | None = None  # cosine similarity
+
+
+@dataclass(frozen=True)
+class NoteFacts:
+    """What the re-ranking signals need to know about a candidate's note."""
+
+    date: str | None = None  # front matter date, ISO
+    links: frozenset[str] = frozenset()  # paths it links to or is linked from
+    expired: bool = False  # past its decay tier's lifetime
+    modified: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class Weights:
+    keyword: float = 1.0
+    vector: float = 0.3
+    # when the keyword search finds little (few words of the query in the vault), meaning
+    # matters more: the vector weight grows by up to this factor
+    low_overlap: float = 1.0
+    heading: float = 0.05
+    path: float = 0.05
+    date: float = 0.5
+    graph: float = 0.03  # a tie-breaker: links among the top candidates
+    freshness: float = 0.0
+    expired: float = -0.5
+
+
+@dataclass(frozen=True)
+class Ranked:
+    path: str
+    best: Candidate  # the chunk to show
+    score: float
+    parts: tuple[tuple[str, float], ...] = field(default=())
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD_RE.findall(text)}
+
+
+def _share(query: set[str], text: str) -> float:
+    """How much of the query (by words, prefix-matched for simple stemming) `text` holds."""
+    if not query:
+        return 0.0
+    have = _words(text)
+    hits = sum(
+        1 for q in query if q in have or (len(q) > 5 and any(h.startswith(q[:5]) for h in have))
+    )
+    return hits / len(query)
+
+
+def _in_route(route: DateRoute, path: str, title: str, facts: NoteFacts) -> bool:
+    days = dates_in(f"{path} {title}")
+    if facts.date:
+        days += dates_in(facts.date[:10])
+    return any(route.covers(d) for d in days)
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    facts: Mapping[str, NoteFacts],
+    query_words: set[str],
+    weights: Weights = Weights(),
+    route: DateRoute | None = None,
+    now: dt.datetime | None = None,
+    limit: int = 10,
+) -> list[Ranked]:
+    """Fuse per note (best chunk per retriever), add the signals, best first."""
+    by_note: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        by_note.setdefault(c.path, []).append(c)
+    if not by_note:
+        return []
+    keyword = {p: max((c.keyword or 0.0) for c in cs) for p, cs in by_note.items()}
+    vector = {
+        p: max((c.vector for c in cs if c.vector is not None), default=None)
+        for p, cs in by_note.items()
+    }
+    top_keyword = max(keyword.values())
+    sims = [v for v in vector.values() if v is not None]
+    low, high = (min(sims), max(sims)) if sims else (0.0, 1.0)
+    keyword_notes = sum(1 for v in keyword.values() if v > 0)
+    vector_weight = weights.vector
+    if keyword_notes < 3:  # little keyword evidence: lean on meaning
+        vector_weight *= 1 + weights.low_overlap
+
+    base: dict[str, list[tuple[str, float]]] = {}
+    for path, chunks in by_note.items():
+        parts: list[tuple[str, float]] = []
+        if top_keyword > 0 and keyword[path] > 0:
+            parts.append(("keyword", weights.keyword * keyword[path] / top_keyword))
+        sim = vector[path]
+        if sim is not None and vector_weight:
+            spread = high - low
+            parts.append(("vector", vector_weight * ((sim - low) / spread if spread > 0 else 1.0)))
+        best = _best_chunk(chunks, top_keyword, low, high, vector_weight, weights.keyword)
+        note_facts = facts.get(path, NoteFacts())
+        if weights.heading and best.heading:
+            parts.append(("heading", weights.heading * _share(query_words, best.heading)))
+        if weights.path:
+            parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
+        if route is not None and weights.date and _in_route(route, path, best.title, note_facts):
+            parts.append(("date", weights.date))
+        if note_facts.expired and weights.expired:
+            parts.append(("expired", weights.expired))
+        if weights.freshness and note_facts.modified and now:
+            age_days = max(0.0, (now - note_facts.modified).total_seconds() / 86400)
+            parts.append(("freshness", weights.freshness * math.exp(-age_days / 30)))
+        base[path] = [p for p in parts if p[1]]
+
+    def total(path: str) -> float:
+        return sum(v for _, v in base[path])
+
+    order = sorted(base, key=lambda p: (-total(p), p))
+    if weights.graph:
+        head = set(order[: max(limit * 2, 10)])
+        for path in head:
+            linked = len(facts.get(path, NoteFacts()).links & (head - {path}))
+            if linked:
+                base[path].append(("graph", weights.graph * min(1.0, linked / 3)))
+        order = sorted(base, key=lambda p: (-total(p), p))
+    return [
+        Ranked(
+            p,
+            _best_chunk(by_note[p], top_keyword, low, high, vector_weight, weights.keyword),
+            total(p),
+            tuple(base[p]),
+        )
+        for p in order[:limit]
+    ]
+
+
+def _best_chunk(
+    chunks: list[Candidate],
+    top_keyword: float,
+    low: float,
+    high: float,
+    vector_weight: float,
+    keyword_weight: float,
+) -> Candidate:
+    """The chunk that carries most of the note's score: the one to show."""
+
+    def score(c: Candidate) -> float:
+        s = keyword_weight * (c.keyword or 0.0) / top_keyword if top_keyword > 0 else 0.0
+        if c.vector is not None:
+            s += vector_weight * ((c.vector - low) / (high - low) if high > low else 1.0)
+        return s
+
+    return max(chunks, key=lambda c: (score(c), -c.chunk_id))

@@ -1,0 +1,389 @@
+"""Search: keyword (FTS5), meaning (vectors) or both fused, with filters, dates and --explain."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from vaultmem import decay, ranking, store
+from vaultmem.dates import DateRoute, route
+from vaultmem.errors import UsageError
+
+if TYPE_CHECKING:
+    from vaultmem.embed import Embedder
+    from vaultmem.llm import LLM
+
+Mode = Literal["hybrid", "keyword", "semantic"]
+MODES: tuple[Mode, ...] = ("hybrid", "keyword", "semantic")
+
+HIGHLIGHT_START = "\x02"
+HIGHLIGHT_END = "\x03"
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+# Words so common that bm25 gives them almost no weight while each one makes FTS5 rank most of
+# the index; dropped from a query unless nothing else is left ("how does the web work").
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+CANDIDATES = 100  # chunks each retriever hands to the fusion
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    title: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str  # matched words wrapped in HIGHLIGHT_START/HIGHLIGHT_END
+    header: str
+    explain: tuple[tuple[str, float], ...] = ()
+
+    def to_json(self, explain: bool = False) -> dict[str, object]:
+        data: dict[str, object] = {
+            "path": self.path,
+            "startLine": self.start_line,
+            "endLine": self.end_line,
+            "score": round(self.score, 4),
+            "snippet": plain(self.snippet),
+            "header": self.header,
+        }
+        if explain:
+            data["explain"] = {name: round(value, 4) for name, value in self.explain}
+        return data
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: tuple[Hit, ...]
+    mode: Mode = "keyword"
+    notices: tuple[str, ...] = ()  # degraded behaviour a person should hear about (stderr)
+    route: DateRoute | None = None
+
+    def to_json(self, explain: bool = False) -> dict[str, object]:
+        data: dict[str, object] = {
+            "query": self.query,
+            "results": [h.to_json(explain) for h in self.hits],
+        }
+        if explain:
+            data["mode"] = self.mode
+            data["notices"] = list(self.notices)
+            if self.route:
+                data["dates"] = [self.route.start.isoformat(), self.route.end.isoformat()]
+        return data
+
+
+@dataclass(frozen=True)
+class Filters:
+    tag: str | None = None  # a tag or a parent of nested tags, without "#"
+    path: str | None = None  # a vault path prefix ("work/")
+    since: dt.date | None = None  # notes dated (or modified) on or after
+
+    def active(self) -> bool:
+        return bool(self.tag or self.path or self.since)
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    limit: int = 10
+    mode: Mode = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+    hyde: bool = False
+    now: dt.datetime | None = None  # the clock date routing and decay use (injectable)
+
+
+def plain(snippet: str) -> str:
+    return snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
+
+
+def query_words(text: str) -> list[str]:
+    words = list(dict.fromkeys(w.lower() for w in _WORD_RE.findall(text)))
+    return [w for w in words if w not in STOPWORDS] or words
+
+
+def fts_queries(text: str) -> list[str]:
+    """Any user text as safe FTS5 queries: all words (AND) first, then any word (OR).
+
+    Every word is quoted, so FTS5 syntax in the text (`C++`, `"`, `AND`, `*`) is just words.
+    Notes holding every word come first; the OR query fills the remaining places. Besides
+    matching what people expect of a search box, the AND query is ~10x cheaper: FTS5 ranks every
+    row an OR query matches, and a common word matches most of a big vault.
+    """
+    quoted = [f'"{w}"' for w in query_words(text)]
+    if len(quoted) <= 1:
+        return quoted
+    return [" AND ".join(quoted), " OR ".join(quoted)]
+
+
+def run(
+    conn: store.Connection,
+    q: Query,
+    embedder: Callable[[], Embedder] | None,
+    llm: Callable[[], LLM | None] | None = None,
+) -> SearchResult:
+    """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them."""
+    if q.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    if q.mode not in MODES:
+        raise UsageError(f"unknown search mode {q.mode!r}: use one of {', '.join(MODES)}")
+    now = q.now or dt.datetime.now(dt.UTC)
+    when = route(q.text, now.date())
+    text = when.rest if when and when.rest.strip() else q.text
+    if not query_words(text) and when is None:
+        return SearchResult(q.text, (), q.mode)  # nothing to look for ("*", "", "  ")
+    notices: list[str] = []
+    mode = q.mode
+    model = store.get_meta(conn, "embed_model")
+    if mode != "keyword":
+        problem = _vectors_problem(conn, model, embedder)
+        if problem:
+            if mode == "semantic":
+                raise UsageError(problem)
+            notices.append(problem + "; searched by keywords only")
+            mode = "keyword"
+    if mode == "keyword" and not q.filters.active() and when is None:
+        return SearchResult(q.text, _keyword_only(conn, text, q.limit), mode, tuple(notices))
+
+    fetch = CANDIDATES * (4 if q.filters.active() else 1)
+    candidates: dict[int, ranking.Candidate] = {}
+    match = " OR ".join(f'"{w}"' for w in query_words(text))
+    if mode != "semantic" and match:
+        for chunk_id, path, title, start, end, heading, rank in store.keyword_chunks(
+            conn, match, fetch
+        ):
+            candidates[chunk_id] = ranking.Candidate(
+                chunk_id, path, title, heading, start, end, keyword=-rank
+            )
+    if mode != "keyword" and embedder is not None:
+        model_ = embedder()
+        texts = [text]
+        if q.hyde:
+            passage = _hyde(llm, text, notices)
+            if passage:
+                texts.append(passage)
+        vectors = model_.embed(texts)
+        vector = vectors.mean(axis=0) if len(texts) > 1 else vectors[0]
+        nearest = store.nearest_chunks(conn, np.asarray(vector, np.float32).tobytes(), fetch)
+        rows = store.chunk_rows(conn, [i for i, _ in nearest])
+        for chunk_id, distance in nearest:
+            if chunk_id not in rows or distance is None:  # None: a zero vector
+                continue
+            sim = 1.0 - float(distance)
+            old = candidates.get(chunk_id)
+            if old is not None:
+                candidates[chunk_id] = ranking.Candidate(**{**old.__dict__, "vector": sim})
+            else:
+                path, title, start, end, heading = rows[chunk_id]
+                candidates[chunk_id] = ranking.Candidate(
+                    chunk_id, path, title, heading, start, end, vector=sim
+                )
+    if when is not None:
+        days = _days(when)
+        for chunk_id, path, title, start, end, heading in store.first_chunks_dated(conn, days, 50):
+            candidates.setdefault(
+                chunk_id, ranking.Candidate(chunk_id, path, title, heading, start, end)
+            )
+
+    paths = sorted({c.path for c in candidates.values()})
+    facts, allowed = _facts(conn, paths, q.filters, now)
+    kept = [c for c in candidates.values() if c.path in allowed]
+    weights = ranking.Weights() if mode == "hybrid" else _single(mode)
+    ranked = ranking.rank(
+        kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
+    )
+    return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
+
+
+def _single(mode: Mode) -> ranking.Weights:
+    """Keyword-only or meaning-only ranking still gets the small signals (dates, headings)."""
+    if mode == "keyword":
+        return ranking.Weights(vector=0.0)
+    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0)
+
+
+def _vectors_problem(
+    conn: store.Connection, model: str | None, embedder: Callable[[], Embedder] | None
+) -> str | None:
+    if embedder is None:
+        return "no embedding model configured"
+    if model is None or not store.has_vectors(conn):
+        return "the index has no vectors yet (run `vaultmem reindex`)"
+    wanted = embedder().name
+    if wanted != model:
+        return (
+            f"the index holds vectors from {model}, but the embedder is {wanted} "
+            "(run `vaultmem reindex --embeddings`)"
+        )
+    return None
+
+
+def _hyde(llm: Callable[[], LLM | None] | None, text: str, notices: list[str]) -> str | None:
+    from vaultmem.llm import hyde_passage
+
+    model = llm() if llm else None
+    if model is None:
+        notices.append("--hyde needs a text model (--llm or VAULTMEM_LLM); searched without it")
+        return None
+    passage = hyde_passage(model, text)
+    if passage is None:
+        notices.append("HyDE skipped: the text model did not answer usefully")
+    return passage
+
+
+def _days(when: DateRoute) -> list[str]:
+    span = min((when.end - when.start).days, 62)
+    return [(when.start + dt.timedelta(days=i)).isoformat() for i in range(span + 1)]
+
+
+def _facts(
+    conn: store.Connection, paths: list[str], filters: Filters, now: dt.datetime
+) -> tuple[dict[str, ranking.NoteFacts], set[str]]:
+    rows = store.note_facts(conn, paths)
+    links: dict[str, set[str]] = {}
+    for a, b in store.links_among(conn, paths):
+        links.setdefault(a, set()).add(b)
+        links.setdefault(b, set()).add(a)
+    facts: dict[str, ranking.NoteFacts] = {}
+    allowed: set[str] = set()
+    tag = (filters.tag or "").lstrip("#").lower()
+    for path, (date, frontmatter, mtime_ns, tags) in rows.items():
+        modified = dt.datetime.fromtimestamp(mtime_ns / 1e9, dt.UTC)
+        expiry = (
+            decay.expires_at(json.loads(frontmatter), modified) if "decay" in frontmatter else None
+        )
+        expired = bool(expiry and expiry[1] is not None and expiry[1] <= now)
+        facts[path] = ranking.NoteFacts(date, frozenset(links.get(path, ())), expired, modified)
+        if tag and tag not in tags.split("\n"):
+            continue
+        if filters.path and not path.startswith(filters.path.lstrip("/")):
+            continue
+        if filters.since:
+            when = decay.parse_when(date) or modified
+            if when.date() < filters.since:
+                continue
+        allowed.add(path)
+    return facts, allowed
+
+
+def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:
+    ids = [r.best.chunk_id for r in ranked]
+    shown = store.snippets(conn, match, ids) if match else {}
+    missing = [i for i in ids if not shown.get(i)]
+    bodies = store.chunk_bodies(conn, missing) if missing else {}
+    out = []
+    for r in ranked:
+        c = r.best
+        snippet = shown.get(c.chunk_id) or _excerpt(bodies.get(c.chunk_id, ""))
+        out.append(
+            Hit(c.path, c.title, c.start_line, c.end_line, r.score, snippet, c.heading, r.parts)
+        )
+    return tuple(out)
+
+
+def _excerpt(text: str, size: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= size else flat[:size].rsplit(" ", 1)[0] + "…"
+
+
+def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, ...]:
+    """The fast path: AND then OR over chunks, best chunk per note (no signals to add)."""
+    queries = fts_queries(query)
+    if not queries:
+        return ()
+    best: dict[str, tuple[int, str, str, int, int, str, float]] = {}
+    for match in queries:
+        found: dict[str, tuple[int, str, str, int, int, str, float]] = {}
+        fetch = limit * 4
+        while True:
+            rows = store.keyword_chunks(conn, match, fetch)
+            for row in rows:
+                found.setdefault(row[1], row)  # rows come best first: each note's best
+            if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
+                break
+            found.clear()
+            fetch *= 4
+        for path, row in found.items():
+            best.setdefault(path, row)
+        if len(best) >= limit:
+            break
+    top = list(best.values())[:limit]
+    # snippets cost a re-tokenisation each: make them only for the hits shown
+    shown = store.snippets(conn, queries[-1], [row[0] for row in top])
+    return tuple(
+        Hit(path, title, start, end, -rank, shown.get(chunk_id, ""), heading, (("keyword", -rank),))
+        for chunk_id, path, title, start, end, heading, rank in top
+    )
