@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from vaultmem import decay, ranking, store
-from vaultmem.dates import DateRoute, route
+from vaultmem.dates import DateRoute, dates_in, route
 from vaultmem.errors import UsageError
 
 if TYPE_CHECKING:
@@ -332,8 +332,10 @@ def _facts(
         if filters.path and not path.startswith(filters.path.lstrip("/")):
             continue
         if filters.since:
-            when = decay.parse_when(date) or modified
-            if when.date() < filters.since:
+            # a note's day: its `date`, else one in its path ("daily/2026-11-20.md"), else mtime
+            named = dates_in(path)
+            day = (decay.parse_when(date) or modified).date() if date or not named else named[0]
+            if day < filters.since:
                 continue
         allowed.add(path)
     return facts, allowed

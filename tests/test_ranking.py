@@ -1,0 +1,90 @@
+"""Fusion and signals, on hand-made candidates with exact expected orders."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from vaultmem.dates import DateRoute
+from vaultmem.ranking import Candidate, NoteFacts, Weights, rank
+
+
+def cand(
+    i: int,
+    path: str,
+    keyword: float | None = None,
+    vector: float | None = None,
+    heading: str = "",
+    title: str = "",
+) -> Candidate:
+    return Candidate(i, path, title or path.removesuffix(".md"), heading, 1, 2, keyword, vector)
+
+
+def test_keyword_leads_and_meaning_breaks_ties() -> None:
+    found = rank(
+        [cand(1, "a.md", 10.0, 0.1), cand(2, "b.md", 10.0, 0.9), cand(3, "c.md", 2.0, 0.95)],
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0),
+    )
+    assert [r.path for r in found] == ["b.md", "a.md", "c.md"]
+    # min-max over the candidates: 0.1 is the floor, 0.95 the top
+    assert dict(found[0].parts) == {"keyword": 1.0, "vector": pytest.approx(0.3 * 0.8 / 0.85)}
+
+
+def test_best_chunk_per_note_and_both_retrievers_merge() -> None:
+    found = rank(
+        [
+            cand(1, "a.md", 4.0),
+            cand(2, "a.md", 8.0),
+            cand(3, "a.md", vector=0.5),
+            cand(4, "b.md", vector=0.9),
+        ],
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0),
+    )
+    assert [r.path for r in found] == ["a.md", "b.md"]
+    assert found[0].best.chunk_id == 2
+    # b has no keyword evidence; with fewer than 3 keyword notes meaning weighs double
+    assert dict(found[1].parts) == {"vector": 0.6}
+
+
+def test_date_route_and_expired_notes() -> None:
+    when = DateRoute(dt.date(2026, 11, 29), dt.date(2026, 11, 29), "yesterday", "run")
+    found = rank(
+        [cand(1, "notes/run.md", 5.0), cand(2, "daily/2026-11-29.md", 4.0), cand(3, "old.md", 5.0)],
+        {"old.md": NoteFacts(expired=True)},
+        {"run"},
+        Weights(heading=0, path=0, graph=0),
+        route=when,
+    )
+    assert [r.path for r in found] == ["daily/2026-11-29.md", "notes/run.md", "old.md"]
+    assert dict(found[0].parts)["date"] == 0.5
+    assert dict(found[2].parts)["expired"] == -0.5
+
+
+def test_heading_path_and_graph_signals_are_bounded_tie_breakers() -> None:
+    facts = {"b.md": NoteFacts(links=frozenset({"c.md", "d.md", "e.md", "f.md"}))}
+    found = rank(
+        [
+            cand(1, "a.md", 10.0),
+            cand(2, "b.md", 9.9),
+            cand(3, "c.md", 1.0),
+            cand(4, "d.md", 1.0),
+            cand(5, "e.md", 1.0),
+            cand(6, "f.md", 1.0),
+            cand(7, "pump.md", 9.5, heading="Heat pump"),
+        ],
+        facts,
+        {"pump"},
+        Weights(vector=0),
+    )
+    graph = dict(found[0].parts).get("graph") or dict(found[1].parts).get("graph")
+    assert graph == 0.03  # four linked top notes count as three: capped
+    assert [r.path for r in found][:3] == ["pump.md", "b.md", "a.md"]
+
+
+def test_empty() -> None:
+    assert rank([], {}, {"x"}) == []

@@ -1,0 +1,106 @@
+"""Search end to end on real indexes: modes, meaning, dates, filters, explain, degraded paths."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from tests.conftest import MakeVault
+from vaultmem.errors import UsageError
+from vaultmem.vault import Vault
+
+NOW = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+
+NOTES: dict[str, str | bytes] = {
+    "heating.md": "# Heat pump\nThe compressor moves warmth from outside air into the flat.\n",
+    "baking.md": "# Sourdough\nFeed the starter, fold the dough, bake at 250 degrees.\n",
+    "daily/2026-11-29.md": "---\ndate: 2026-11-29\n---\nLong run by the canal, 14 km.\n",
+    "daily/2026-11-20.md": "Long run in the park, 10 km. #health/running\n",
+    "work/plan.md": "---\ntags: [project]\n---\nThe roadmap for the heat pump gateway.\n",
+    "old.md": "---\ndecay: session\ndate: 2026-11-01\n---\nA heat pump scratch note.\n",
+}
+
+
+@pytest.fixture
+def vault(make_vault: MakeVault) -> Vault:
+    vault = make_vault(NOTES)
+    vault.reindex()
+    return vault
+
+
+def test_hybrid_is_the_default_and_explains_itself(vault: Vault) -> None:
+    result = vault.search("heat pump", now=NOW)
+    assert result.mode == "hybrid" and result.notices == ()
+    paths = [h.path for h in result.hits]
+    assert paths[0] in ("heating.md", "work/plan.md")
+    assert paths.index("old.md") > paths.index("heating.md")  # expired: pushed down
+    signals = dict(result.hits[0].explain)
+    assert signals["keyword"] > 0 and "vector" in signals
+
+
+def test_keyword_mode_keeps_the_fast_path(vault: Vault) -> None:
+    result = vault.search("sourdough", mode="keyword")
+    assert [h.path for h in result.hits] == ["baking.md"]
+    assert result.hits[0].header == "Sourdough"
+
+
+def test_meaning_finds_a_paraphrase_without_shared_words(make_vault: MakeVault) -> None:
+    vault = make_vault(NOTES)
+    vault.embedder_spec = "wordllama"  # the real bundled model, offline
+    vault.reindex()
+    result = vault.search("bread recipe", mode="semantic")
+    assert result.hits[0].path == "baking.md"
+    assert "bread" not in NOTES["baking.md"]  # type: ignore[operator]
+
+
+def test_dates_route_to_the_day(vault: Vault) -> None:
+    result = vault.search("long run yesterday", now=NOW)
+    assert result.route is not None and result.route.start == dt.date(2026, 11, 29)
+    assert result.hits[0].path == "daily/2026-11-29.md"
+    assert dict(result.hits[0].explain)["date"] > 0
+
+
+def test_filters(vault: Vault) -> None:
+    assert {h.path for h in vault.search("run", tag="health", now=NOW).hits} == {
+        "daily/2026-11-20.md"
+    }
+    assert {h.path for h in vault.search("heat pump", path="work/", now=NOW).hits} == {
+        "work/plan.md"
+    }
+    since = vault.search("run", since=dt.date(2026, 11, 25), now=NOW)
+    assert "daily/2026-11-20.md" not in {h.path for h in since.hits}
+
+
+def test_without_vectors_hybrid_falls_back_and_semantic_refuses(make_vault: MakeVault) -> None:
+    vault = make_vault(NOTES)
+    vault.reindex(embed=False)
+    result = vault.search("sourdough")
+    assert result.mode == "keyword" and "no vectors" in result.notices[0]
+    assert result.hits[0].path == "baking.md"
+    with pytest.raises(UsageError, match="vaultmem reindex"):
+        vault.search("sourdough", mode="semantic")
+
+
+def test_switching_models_is_explained_then_redone(make_vault: MakeVault) -> None:
+    vault = make_vault(NOTES)
+    first = vault.reindex()
+    assert first.embeddings.embedded == 6 and first.embeddings.model == "fake:32"
+    vault.embedder_spec = "fake:16"
+    vault._embedder = None
+    second = vault.reindex()
+    assert second.embeddings.notice and "reindex --embeddings" in second.embeddings.notice
+    assert "reindex --embeddings" in vault.search("heat").notices[0]
+    third = vault.reindex(redo_embeddings=True)
+    assert third.embeddings.embedded == 6 and third.embeddings.model == "fake:16"
+    assert vault.search("heat").notices == ()
+
+
+def test_unchanged_text_is_never_embedded_twice(make_vault: MakeVault) -> None:
+    vault = make_vault(NOTES)
+    vault.reindex()
+    (vault.root / "heating.md").rename(vault.root / "renamed.md")
+    report = vault.reindex()
+    assert (report.embeddings.embedded, report.embeddings.reused) == (0, 1)
+    (vault.root / "baking.md").write_text("# Sourdough\nA new line entirely.\n")
+    assert vault.reindex().embeddings.embedded == 1
