@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from tests.conftest import MakeVault
-from vaultmem.errors import UsageError
+from vaultmem.errors import ModelServerDown, UsageError
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
@@ -104,3 +104,31 @@ def test_unchanged_text_is_never_embedded_twice(make_vault: MakeVault) -> None:
     assert (report.embeddings.embedded, report.embeddings.reused) == (0, 1)
     (vault.root / "baking.md").write_text("# Sourdough\nA new line entirely.\n")
     assert vault.reindex().embeddings.embedded == 1
+
+
+def test_ollama_embeddings_and_hyde_end_to_end(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fake_model_server import FakeModelServer
+
+    with FakeModelServer(dim=8) as server:
+        monkeypatch.setenv("OLLAMA_URL", server.url)
+        vault = make_vault(NOTES)
+        vault.embedder_spec = "ollama:nomic-embed-text"
+        vault.llm_spec = "ollama:llama3.2"
+        report = vault.reindex()
+        assert report.embeddings.model == "ollama:nomic-embed-text"
+        assert report.embeddings.embedded == 6
+        result = vault.search("flat warmth", hyde=True, now=NOW)
+        assert result.notices == ()
+        (generate,) = server.posts("/api/generate")
+        assert "flat warmth" in generate["prompt"]
+        embedded = [text for body in server.posts("/api/embed") for text in body["input"]]
+        assert server.reply in embedded  # the passage was searched as a vector
+    # the server is gone: hybrid search degrades to keywords and says so; semantic refuses
+    degraded = vault.search("sourdough", hyde=True, now=NOW)
+    assert degraded.hits[0].path == "baking.md"
+    assert any("HyDE skipped" in n for n in degraded.notices)
+    assert any("not reachable" in n and "keywords only" in n for n in degraded.notices)
+    with pytest.raises(ModelServerDown, match="ollama serve"):
+        vault.search("sourdough", mode="semantic")

@@ -13,7 +13,7 @@ import numpy as np
 
 from vaultmem import decay, ranking, store
 from vaultmem.dates import DateRoute, dates_in, route
-from vaultmem.errors import UsageError
+from vaultmem.errors import ModelServerDown, ModelServerError, UsageError
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -164,6 +164,7 @@ class Query:
     filters: Filters = field(default_factory=Filters)
     hyde: bool = False
     now: dt.datetime | None = None  # the clock date routing and decay use (injectable)
+    weights: ranking.Weights | None = None  # None: the measured defaults for the mode
 
 
 def plain(snippet: str) -> str:
@@ -215,7 +216,7 @@ def run(
                 raise UsageError(problem)
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
-    if mode == "keyword" and not q.filters.active() and when is None:
+    if mode == "keyword" and not q.filters.active() and when is None and q.weights is None:
         return SearchResult(q.text, _keyword_only(conn, text, q.limit), mode, tuple(notices))
 
     fetch = CANDIDATES * (4 if q.filters.active() else 1)
@@ -228,16 +229,23 @@ def run(
             candidates[chunk_id] = ranking.Candidate(
                 chunk_id, path, title, heading, start, end, keyword=-rank
             )
+    nearest: list[tuple[int, float]] = []
     if mode != "keyword" and embedder is not None:
-        model_ = embedder()
         texts = [text]
         if q.hyde:
             passage = _hyde(llm, text, notices)
             if passage:
                 texts.append(passage)
-        vectors = model_.embed(texts)
-        vector = vectors.mean(axis=0) if len(texts) > 1 else vectors[0]
-        nearest = store.nearest_chunks(conn, np.asarray(vector, np.float32).tobytes(), fetch)
+        try:
+            vectors = embedder().embed(texts)
+        except (ModelServerDown, ModelServerError) as exc:
+            if mode == "semantic":
+                raise
+            notices.append(f"{exc}; searched by keywords only")
+        else:
+            vector = vectors.mean(axis=0) if len(texts) > 1 else vectors[0]
+            nearest = store.nearest_chunks(conn, np.asarray(vector, np.float32).tobytes(), fetch)
+    if nearest:
         rows = store.chunk_rows(conn, [i for i, _ in nearest])
         for chunk_id, distance in nearest:
             if chunk_id not in rows or distance is None:  # None: a zero vector
@@ -261,7 +269,7 @@ def run(
     paths = sorted({c.path for c in candidates.values()})
     facts, allowed = _facts(conn, paths, q.filters, now)
     kept = [c for c in candidates.values() if c.path in allowed]
-    weights = ranking.Weights() if mode == "hybrid" else _single(mode)
+    weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
     ranked = ranking.rank(
         kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
     )

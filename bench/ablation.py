@@ -1,0 +1,90 @@
+"""Ablation of the hybrid ranking: what each signal and weight earns on LoCoMo and SciFact.
+
+Reuses bench/retrieval.py's vaults, indexes and scoring (run that once first); every variant
+runs the real vaultmem.search code path with a different ranking.Weights.
+Usage: python bench/ablation.py [--datasets locomo,scifact] [--limit-queries N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import retrieval as rt
+from _common import write_json
+
+from vaultmem import ranking, search
+
+BASE = ranking.Weights()
+OFF = dict(vector=0.0, heading=0.0, path=0.0, date=0.0, graph=0.0, low_overlap=0.0)
+VARIANTS: list[tuple[str, ranking.Weights]] = [
+    ("bm25 chunks only", replace(BASE, **OFF)),
+    ("+ heading", replace(BASE, **{**OFF, "heading": BASE.heading})),
+    ("+ path", replace(BASE, **{**OFF, "path": BASE.path})),
+    ("+ graph", replace(BASE, **{**OFF, "graph": BASE.graph})),
+    ("+ vector 0.1", replace(BASE, **{**OFF, "vector": 0.1})),
+    ("+ vector 0.2", replace(BASE, **{**OFF, "vector": 0.2})),
+    ("+ vector 0.3", replace(BASE, **{**OFF, "vector": 0.3})),
+    ("+ vector 0.5", replace(BASE, **{**OFF, "vector": 0.5})),
+    ("+ vector 0.3, low-overlap x2", replace(BASE, **{**OFF, "vector": 0.3, "low_overlap": 1.0})),
+    ("defaults (all signals)", BASE),
+    ("defaults without vector", replace(BASE, vector=0.0)),
+    ("defaults without heading", replace(BASE, heading=0.0)),
+    ("defaults without path", replace(BASE, path=0.0)),
+    ("defaults without date", replace(BASE, date=0.0)),
+    ("defaults without graph", replace(BASE, graph=0.0)),
+    ("defaults without low-overlap", replace(BASE, low_overlap=0.0)),
+    ("defaults without expired", replace(BASE, expired=0.0)),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default="locomo,scifact")
+    parser.add_argument("--limit-queries", type=int)
+    args = parser.parse_args()
+    from threadpoolctl import threadpool_limits
+
+    from vaultmem.vault import Vault
+
+    out: dict[str, list[dict[str, object]]] = {}
+    for name in args.datasets.split(","):
+        ds = rt.load_locomo(False) if name == "locomo" else rt.load_scifact()
+        base = rt.BENCH_DIR / ds.name
+        vault = Vault(base / "vault", base / "index.db")
+        vault.reindex()
+        queries = rt.subsample(ds.queries, args.limit_queries)
+        rows = []
+        print(f"\n## {name}: {len(queries)} queries\n| variant | " + (
+            "R@5 | R@10 | MRR |" if name == "locomo" else "nDCG@10 | R@10 |") + " p50 ms |")
+        print("|---|---|---|---|---|" if name == "locomo" else "|---|---|---|---|")
+        for label, weights in VARIANTS:
+            scores, ms = [], []
+            with threadpool_limits(limits=1):
+                for q in queries:
+                    t = time.perf_counter()
+                    hits = search.run(vault.conn, search.Query(q.text, 10, "hybrid",
+                                                               weights=weights), vault.embedder)
+                    ms.append((time.perf_counter() - t) * 1000)
+                    ranked = [h.path for h in hits.hits]
+                    scores.append(rt.locomo_scores(ranked, q) if name == "locomo"
+                                  else rt.scifact_scores(ranked, q, ranked))
+            agg = rt.aggregate(scores)
+            p50 = sorted(ms)[len(ms) // 2]
+            rows.append({"variant": label, **agg, "p50_ms": p50})
+            if name == "locomo":
+                print(f"| {label} | {agg['recall@5']:.3f} | {agg['recall@10']:.3f} | "
+                      f"{agg['mrr']:.3f} | {p50:.1f} |", flush=True)
+            else:
+                print(f"| {label} | {agg['ndcg@10']:.3f} | {agg['recall@10']:.3f} | {p50:.1f} |",
+                      flush=True)
+        out[name] = rows
+    write_json("ablation.json", out)
+
+
+if __name__ == "__main__":
+    main()
