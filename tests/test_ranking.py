@@ -47,8 +47,16 @@ def test_best_chunk_per_note_and_both_retrievers_merge() -> None:
     )
     assert [r.path for r in found] == ["a.md", "b.md"]
     assert found[0].best.chunk_id == 2
-    # b has no keyword evidence; with fewer than 3 keyword notes meaning weighs double
-    assert dict(found[1].parts) == {"vector": 0.6}
+    assert dict(found[1].parts) == {"vector": 0.3}  # no keyword evidence: meaning alone
+
+
+def test_low_overlap_weighting_leans_on_meaning_when_asked() -> None:
+    chunks = [cand(1, "a.md", 4.0, 0.2), cand(2, "b.md", 2.0, vector=0.9)]
+    plain = rank(chunks, {}, {"x"}, Weights(heading=0, path=0, graph=0))
+    leaning = rank(chunks, {}, {"x"}, Weights(heading=0, path=0, graph=0, low_overlap=1.0))
+    assert [r.path for r in plain] == ["a.md", "b.md"]
+    # two keyword notes (< 3): b's meaning counts double, 0.5 + 0.6 beats a's 1.0 + 0
+    assert [r.path for r in leaning] == ["b.md", "a.md"]
 
 
 def test_date_route_and_expired_notes() -> None:
