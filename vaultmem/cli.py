@@ -88,7 +88,11 @@ def _progress_bar() -> Iterator[Progress | None]:
             return
         bar = bars.get(phase)
         if bar is None:
-            label = {"parse": "indexing notes", "links": "resolving links"}.get(phase, phase)
+            label = {
+                "parse": "indexing notes",
+                "links": "resolving links",
+                "embed": "embedding sections",
+            }.get(phase, phase)
             bar = click.progressbar(length=total, label=label, file=sys.stderr)
             bar.__enter__()
             bars[phase] = bar

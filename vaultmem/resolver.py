@@ -78,8 +78,20 @@ class FileSet:
             ((fold(k), v.strip("/")) for k, v in (url_prefixes or {}).items()),
             key=lambda kv: -len(kv[0]),
         )
+        # add()'s body, inlined: this loop runs over every file on every reindex that resolves
+        by_path, by_key = self._by_path, self._by_key
         for path in paths:
-            self.add(path)
+            folded = path.lower() if path.isascii() else fold(path)
+            if folded in by_path:
+                continue
+            by_path[folded] = path
+            key = folded.rsplit("/", 1)[-1].strip()
+            if key.endswith(".md"):
+                key = key[:-3]
+            if key in by_key:
+                by_key[key].append(path)
+            else:
+                by_key[key] = [path]
 
     def _map_url(self, target: str) -> str | None:
         """The vault path a docs-site URL names under a configured prefix, else None."""

@@ -182,6 +182,8 @@ class Stats:
     index_bytes: int
     schema_version: int
     last_reindex: float | None
+    vectors: int = 0
+    embed_model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -535,6 +537,8 @@ class Vault:
             index_bytes=size,
             schema_version=store.SCHEMA_VERSION,
             last_reindex=float(last) if last else None,
+            vectors=q("SELECT count(*) FROM chunk_vectors") if store.has_vectors(conn) else 0,
+            embed_model=store.get_meta(conn, "embed_model"),
         )
 
     def alias_fixable(self) -> tuple[LinkProblem, ...]:
