@@ -530,18 +530,12 @@ def _final_pass(
     many links changed their resolution.
     """
     if relink_all:
-        rows = conn.execute(
-            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
-            " l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
-        )
-        links = [store.StoredLink(*r) for r in rows]
+        links = store.stored_links(conn)
     elif resolve_all:
-        rows = conn.execute(
-            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
-            " l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
-            " WHERE l.dst_path IS NULL OR l.heading IS NOT NULL OR l.block IS NOT NULL"
+        # a cold run resolved names as it stored notes; anchors and alias fixes wait for now
+        links = store.stored_links(
+            conn, "l.dst_path IS NULL OR l.heading IS NOT NULL OR l.block IS NOT NULL"
         )
-        links = [store.StoredLink(*r) for r in rows]
         seen = {link.id for link in links}
         links += [
             x for x in store.links_with_keys(conn, store.dirty_keys(conn)) if x.id not in seen

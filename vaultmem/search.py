@@ -98,6 +98,7 @@ STOPWORDS = frozenset(
     ]
 )
 CANDIDATES = 100  # chunks each retriever hands to the fusion
+AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 
 
 @dataclass(frozen=True)
@@ -221,14 +222,22 @@ def run(
 
     fetch = CANDIDATES * (4 if q.filters.active() else 1)
     candidates: dict[int, ranking.Candidate] = {}
-    match = " OR ".join(f'"{w}"' for w in query_words(text))
-    if mode != "semantic" and match:
-        for chunk_id, path, title, start, end, heading, rank in store.keyword_chunks(
-            conn, match, fetch
-        ):
-            candidates[chunk_id] = ranking.Candidate(
-                chunk_id, path, title, heading, start, end, keyword=-rank
-            )
+    matches = fts_queries(text)
+    match = matches[-1] if matches else ""  # the OR query: what snippets highlight
+    if mode != "semantic" and matches:
+        # AND first: when enough sections hold every word, ranking every section that holds
+        # any of them (the OR query, ~10x the cost on common words) adds nothing measurable
+        # (docs/BENCHMARKS.md, retrieval). A section's bm25 is the same under both queries.
+        for fts in matches:
+            for chunk_id, path, title, start, end, heading, rank in store.keyword_chunks(
+                conn, fts, fetch
+            ):
+                candidates.setdefault(
+                    chunk_id,
+                    ranking.Candidate(chunk_id, path, title, heading, start, end, keyword=-rank),
+                )
+            if len(candidates) >= AND_ENOUGH:
+                break
     nearest: list[tuple[int, float]] = []
     if mode != "keyword" and embedder is not None:
         texts = [text]

@@ -430,33 +430,24 @@ class StoredLink:
     alias_fix: str | None
 
 
+_STORED_LINKS = (
+    "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
+    " l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
+)
+
+
+def stored_links(conn: Connection, where: str = "1") -> list[StoredLink]:
+    """Links with their current resolution, filtered by a fixed SQL condition."""
+    return [StoredLink(*r) for r in conn.execute(f"{_STORED_LINKS} WHERE {where}")]
+
+
 def links_with_keys(conn: Connection, keys: Sequence[str]) -> list[StoredLink]:
     """Links whose target names one of `keys` (or, for "", the note itself)."""
     out: list[StoredLink] = []
     for start in range(0, len(keys), 500):
         part = list(keys[start : start + 500])
-        marks = ",".join("?" * len(part))
         rows = conn.execute(
-            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
-            f" l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
-            f" WHERE l.target_key IN ({marks})",
-            part,
-        )
-        out.extend(StoredLink(*r) for r in rows)
-    return out
-
-
-def links_to_paths(conn: Connection, paths: Sequence[str]) -> list[StoredLink]:
-    """Links currently resolved to one of `paths` (same-note links included)."""
-    out: list[StoredLink] = []
-    for start in range(0, len(paths), 500):
-        part = list(paths[start : start + 500])
-        marks = ",".join("?" * len(part))
-        rows = conn.execute(
-            "SELECT l.id, n.path, l.target, l.heading, l.block, l.dst_path, l.candidates,"
-            f" l.anchor_ok, l.alias_fix FROM links l JOIN notes n ON n.id = l.src_id"
-            f" WHERE l.dst_path IN ({marks})",
-            part,
+            f"{_STORED_LINKS} WHERE l.target_key IN ({','.join('?' * len(part))})", part
         )
         out.extend(StoredLink(*r) for r in rows)
     return out
