@@ -163,3 +163,14 @@ def test_graph_on_vaults_without_links(make_vault: MakeVault) -> None:
     report = gaps_report(empty, now=NOW)
     assert report.orphans == ("a.md", "b.md")  # a self-link is not a connection
     assert [c.members for c in empty.clusters(min_size=1)] == [("a.md",), ("b.md",)]
+
+
+def test_sections_close_in_meaning_are_suggested(tmp_path: Path) -> None:
+    vault = Vault(SAMPLE_VAULT, tmp_path / "i.db")
+    vault.embedder_spec = "wordllama"  # the real bundled model: similarity must mean something
+    vault.reindex()
+    close = [s for s in gaps_report(vault, now=NOW).suggestions if "close in meaning" in s.evidence]
+    assert ("personal/recipes/Shakshuka.md", "personal/recipes/Miso Soup.md") in {
+        (s.source, s.target) for s in close
+    }
+    assert all(s.source != s.target for s in close)

@@ -19,6 +19,9 @@ from vaultmem.vault import LinkProblem, Vault
 RARE_LABEL_NOTES = 20
 # How many gap notes get the (FTS) unlinked-mention search: it costs a query each.
 MENTION_BUDGET = 200
+# How many gap notes get a nearest-sections search, and how close counts (cosine).
+VECTOR_BUDGET = 15
+CLOSE_IN_MEANING = 0.5  # for the bundled wordllama: related notes score 0.5-0.6
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -112,10 +115,27 @@ def _linked(G: nx.DiGraph, a: str, b: str) -> bool:
 def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Suggestion]:
     """Links worth adding around the notes with the fewest links.
 
-    Two kinds of evidence: another note mentions the gap note's title without linking it (an
-    "unlinked mention"), and the gap note shares a rare tag or `key:: value` field with a note.
+    Three kinds of evidence: another note mentions the gap note's title without linking it (an
+    "unlinked mention"), a section of another note is close in meaning (the index's vectors),
+    and the gap note shares a rare tag or `key:: value` field with a note.
     """
     out: dict[tuple[str, str], Suggestion] = {}
+    for note in gap_notes[:VECTOR_BUDGET]:
+        vector = store.note_vector(vault.conn, note)
+        if vector is None:
+            continue
+        nearest = store.nearest_chunks(vault.conn, vector, 12)
+        rows = store.chunk_rows(vault.conn, [i for i, _ in nearest])
+        for chunk_id, distance in nearest:
+            if chunk_id not in rows or distance is None or 1 - distance < CLOSE_IN_MEANING:
+                continue
+            path, _, _, _, heading = rows[chunk_id]
+            if path != note and path in G and not _linked(G, note, path):
+                where = f" (“{heading}”)" if heading else ""
+                out.setdefault(
+                    (note, path),
+                    Suggestion(note, path, f"close in meaning{where}, cosine {1 - distance:.2f}"),
+                )
     for note in gap_notes[:MENTION_BUDGET]:
         title = G.nodes[note]["title"]
         words = _WORD_RE.findall(title.lower())

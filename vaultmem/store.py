@@ -521,6 +521,25 @@ def keyword_chunks(
     return [(rowid, *meta[rowid], rank) for rowid, rank in rows if rowid in meta]
 
 
+def note_vector(conn: Connection, path: str) -> bytes | None:
+    """The mean of a note's section vectors (float32 bytes), or None without vectors."""
+    if not has_vectors(conn):
+        return None
+    rows = conn.execute(
+        "SELECT v.embedding FROM chunks c JOIN notes n ON n.id = c.note_id"
+        " JOIN chunk_vectors v ON v.rowid = c.id WHERE n.path = ?",
+        (path,),
+    ).fetchall()
+    if not rows:
+        return None
+    import numpy as np
+
+    matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    mean = matrix.mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm).astype(np.float32).tobytes() if norm > 0 else None
+
+
 def chunk_rows(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[str, str, int, int, str]]:
     """chunk id -> (path, title, start line, end line, heading)."""
     out: dict[int, tuple[str, str, int, int, str]] = {}
