@@ -311,14 +311,12 @@ def _reindex(
     relink_all = bool(stats) and store.get_meta(conn, "link_rules") != link_rules
 
     removed = [
-        p for p, (kind, _, _) in stats.items() if p not in by_path or kind != by_path[p].kind
+        p
+        for p, signature in stats.items()
+        if p not in by_path or not signature.startswith(by_path[p].kind + ":")
     ]
-    gone = set(removed)
-    todo = [
-        f
-        for f in scanned.files
-        if (f.path not in stats or stats[f.path][1:] != (f.size, f.mtime_ns)) and f.path not in gone
-    ] + [by_path[p] for p in removed if p in by_path]  # a file that changed kind is new again
+    # new, touched, or changed kind (then it is removed above and comes back as new)
+    todo = [f for f in scanned.files if stats.get(f.path) != f"{f.kind}:{f.size}:{f.mtime_ns}"]
     todo.sort()
     known = [*removed, *(f.path for f in todo if f.path in stats)]
     states = store.file_states(conn, known)

@@ -100,8 +100,7 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
                 append(VaultFile(rel, "note", est.st_size, est.st_mtime_ns))
             else:
                 append(VaultFile(rel, "attachment", est.st_size, est.st_mtime_ns))
-    files.sort()
-    return ScanResult(files, skipped)
+    return ScanResult(files, skipped)  # in walk order: callers sort what they need sorted
 
 
 def _symlinked_folder_problem(

@@ -213,11 +213,12 @@ class LinkResolution:
     alias_fix: str | None
 
 
-def file_stats(conn: Connection) -> dict[str, tuple[str, int, int]]:
-    """path -> (kind, size, mtime_ns) of every indexed file: what change detection compares."""
-    return {
-        p: (k, s, m) for p, k, s, m in conn.execute("SELECT path, kind, size, mtime_ns FROM notes")
-    }
+def file_stats(conn: Connection) -> dict[str, str]:
+    """path -> "kind:size:mtime_ns" of every indexed file: what change detection compares.
+
+    One string per file, built by SQLite: on every reindex this loads the whole vault's rows.
+    """
+    return dict(conn.execute("SELECT path, kind || ':' || size || ':' || mtime_ns FROM notes"))
 
 
 def file_states(conn: Connection, paths: Sequence[str]) -> dict[str, FileState]:
