@@ -553,6 +553,8 @@ def _final_pass(
             updates.append((link.id, res))
         if progress and i % 5000 == 0:
             progress("links", i, len(links))
+    if progress and links:
+        progress("links", len(links), len(links))
     store.update_resolutions(conn, updates)
     store.clear_dirty(conn)
     return len(updates)
