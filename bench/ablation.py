@@ -39,6 +39,8 @@ VARIANTS: list[tuple[str, ranking.Weights]] = [
     ("defaults without graph", replace(BASE, graph=0.0)),
     ("defaults without low-overlap", replace(BASE, low_overlap=0.0)),
     ("defaults without expired", replace(BASE, expired=0.0)),
+    ("defaults + feedback 0.3", replace(BASE, feedback=0.3)),
+    ("defaults + feedback 0.6", replace(BASE, feedback=0.6)),
 ]
 
 
@@ -46,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="locomo,scifact")
     parser.add_argument("--limit-queries", type=int)
+    parser.add_argument("--only", help="run only the variants whose label contains this")
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -63,6 +66,8 @@ def main() -> None:
             "R@5 | R@10 | MRR |" if name == "locomo" else "nDCG@10 | R@10 |") + " p50 ms |")
         print("|---|---|---|---|---|" if name == "locomo" else "|---|---|---|---|")
         for label, weights in VARIANTS:
+            if args.only and args.only not in label:
+                continue
             scores, ms = [], []
             with threadpool_limits(limits=1):
                 for q in queries:

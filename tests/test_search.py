@@ -132,3 +132,26 @@ def test_ollama_embeddings_and_hyde_end_to_end(
     assert any("not reachable" in n and "keywords only" in n for n in degraded.notices)
     with pytest.raises(ModelServerDown, match="ollama serve"):
         vault.search("sourdough", mode="semantic")
+
+
+def test_pseudo_relevance_feedback_reaches_notes_through_shared_words(
+    make_vault: MakeVault,
+) -> None:
+    from vaultmem import search
+    from vaultmem.ranking import Weights
+
+    vault = make_vault(
+        {
+            "a.md": "The solar inverter tripped twice.",
+            "b.md": "Inverter firmware update went fine.",
+            "d.md": "Inverter warranty runs until 2030.",
+        }
+    )
+    vault.reindex()
+
+    def paths(feedback: float) -> set[str]:
+        q = search.Query("solar firmware", mode="keyword", weights=Weights(feedback=feedback))
+        return {h.path for h in search.run(vault.conn, q, vault.embedder).hits}
+
+    assert paths(0.0) == {"a.md", "b.md"}  # no section holds both words
+    assert paths(0.5) == {"a.md", "b.md", "d.md"}  # "inverter" is what the best ones share

@@ -55,6 +55,9 @@ class Weights:
     graph: float = 0.03  # a tie-breaker: links among the top candidates
     freshness: float = 0.0
     expired: float = -0.5
+    # pseudo-relevance feedback: sections found only through words the best sections share
+    # (when no section holds every word) join the keyword evidence at this fraction; 0 is off
+    feedback: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,8 @@ STOPWORDS = frozenset(
 )
 CANDIDATES = 100  # chunks each retriever hands to the fusion
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
+FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
+FEEDBACK_WORDS = 5  # …and adds the words most of them share
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,9 @@ def run(
                 )
             if len(candidates) >= AND_ENOUGH:
                 break
+        weights_ = q.weights or ranking.Weights()
+        if weights_.feedback and len(matches) > 1 and not _and_matched(conn, matches[0]):
+            _expand(conn, candidates, text, fetch, weights_.feedback)
     nearest: list[tuple[int, float]] = []
     if mode != "keyword" and embedder is not None:
         texts = [text]
@@ -283,6 +288,43 @@ def run(
         kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
     )
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
+
+
+def _and_matched(conn: store.Connection, and_query: str) -> bool:
+    return bool(store.keyword_chunks(conn, and_query, 1))
+
+
+def _expand(
+    conn: store.Connection,
+    candidates: dict[int, ranking.Candidate],
+    text: str,
+    fetch: int,
+    weight: float,
+) -> None:
+    """Pseudo-relevance feedback: when no section holds every word of the query, add the words
+    the best sections share, search again, and let what that finds join at a lower weight."""
+    top = sorted((c for c in candidates.values() if c.keyword), key=lambda c: -(c.keyword or 0.0))[
+        :FEEDBACK_SECTIONS
+    ]
+    if not top:
+        return
+    asked = set(query_words(text))
+    counts: dict[str, int] = {}
+    for body in store.chunk_bodies(conn, [c.chunk_id for c in top]).values():
+        for word in {w.lower() for w in _WORD_RE.findall(body)}:
+            if len(word) > 3 and word not in STOPWORDS and word not in asked and not word.isdigit():
+                counts[word] = counts.get(word, 0) + 1
+    extra = [w for w, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n > 1]
+    if not extra:
+        return
+    expanded = " OR ".join(f'"{w}"' for w in [*asked, *extra[:FEEDBACK_WORDS]])
+    for chunk_id, path, title, start, end, heading, rank in store.keyword_chunks(
+        conn, expanded, fetch
+    ):
+        if chunk_id not in candidates:
+            candidates[chunk_id] = ranking.Candidate(
+                chunk_id, path, title, heading, start, end, keyword=-rank * weight
+            )
 
 
 def _single(mode: Mode) -> ranking.Weights:
