@@ -155,3 +155,19 @@ def test_pseudo_relevance_feedback_reaches_notes_through_shared_words(
 
     assert paths(0.0) == {"a.md", "b.md"}  # no section holds both words
     assert paths(0.5) == {"a.md", "b.md", "d.md"}  # "inverter" is what the best ones share
+
+
+def test_re_embedding_with_a_server_that_is_down_keeps_the_old_vectors(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fake_model_server import unused_url
+
+    vault = make_vault(NOTES)
+    vault.reindex()
+    monkeypatch.setenv("OLLAMA_URL", unused_url())
+    vault.embedder_spec = "ollama:nomic-embed-text"
+    vault._embedder = None
+    report = vault.reindex(redo_embeddings=True)
+    assert report.embeddings.notice and "vectors kept" in report.embeddings.notice
+    assert "ollama serve" in report.embeddings.notice
+    assert vault.stats().vectors == 6 and vault.stats().embed_model == "fake:32"

@@ -233,6 +233,10 @@ def embed_chunks(
     started = time.perf_counter()
     stored = store.get_meta(conn, "embed_model")
     if redo:
+        try:  # never drop working vectors for a model server that cannot replace them
+            embedder.health()
+        except VaultmemError as exc:
+            return EmbedReport(stored, notice=f"vectors kept as they were: {exc}")
         with store.transaction(conn):
             store.drop_vectors(conn)
     elif stored is not None and stored != embedder.name:
