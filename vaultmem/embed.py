@@ -159,9 +159,13 @@ class WordLlamaEmbedder(Embedder):
     _dim = WORDLLAMA_DIM
 
     def _embed_batch(self, texts: list[str]) -> Vectors:
-        # wordllama splits again and pads each inner batch to its longest text; 64 measured
-        # fastest (and keeps the padded token array small for long chunks).
-        vectors: Vectors = _wordllama().embed(texts, norm=False, batch_size=64)
+        # wordllama splits again and pads each inner batch to its longest text, then holds a
+        # (batch x tokens x 256) float32 array and copies of it: 64 texts measured fastest, but
+        # 64 long sections took ~800 MB on MDN. So the inner batch shrinks as texts grow,
+        # keeping about 64k characters in flight (texts arrive sorted by length).
+        longest = max((len(t) for t in texts), default=1)
+        inner = max(4, min(64, 64_000 // max(longest, 1)))
+        vectors: Vectors = _wordllama().embed(texts, norm=False, batch_size=inner)
         return vectors
 
 

@@ -217,6 +217,10 @@ def reindex(
 
 
 EMBED_BATCH = 512
+# A section over this many characters (one giant line: a table, minified code) is embedded by
+# its start: models pad a batch to its longest text, and MDN's longest sections made wordllama
+# hold ~800 MB at once.
+EMBED_MAX_CHARS = 4000
 
 
 def embed_chunks(
@@ -260,7 +264,9 @@ def embed_chunks(
         for start in range(0, len(todo), EMBED_BATCH):
             batch = todo[start : start + EMBED_BATCH]
             texts = store.chunk_texts(conn, [i for i, _ in batch])
-            vectors = embedder.embed([f"{texts[i][0]}\n{texts[i][1]}".strip() for i, _ in batch])
+            vectors = embedder.embed(
+                [f"{texts[i][0]}\n{texts[i][1]}".strip()[:EMBED_MAX_CHARS] for i, _ in batch]
+            )
             with store.transaction(conn):  # each batch kept: an interrupted run resumes here
                 store.ensure_vectors(conn, embedder.name, int(vectors.shape[1]))
                 store.store_vectors(
