@@ -217,9 +217,8 @@ def reindex(
 
 
 EMBED_BATCH = 512
-# A section over this many characters (one giant line: a table, minified code) is embedded by
-# its start: models pad a batch to its longest text, and MDN's longest sections made wordllama
-# hold ~800 MB at once.
+# A section over this many characters (one giant line: a table, minified code; sections are
+# otherwise cut near 1,500) is embedded by its start: models pad a batch to its longest text.
 EMBED_MAX_CHARS = 4000
 
 
