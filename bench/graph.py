@@ -179,7 +179,7 @@ def main() -> None:
             f"paths found {summary['path_found']:.0f}/200, clusters {summary['clusters']:.0f}"
         )
         write_json(
-            f"graph-{name}",
+            f"graph-{name}.json",
             {"dataset": name, "machine": machine_info(), "summary": summary, "runs": runs},
         )
 
