@@ -7,7 +7,7 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -332,7 +332,7 @@ def _reindex(
     with store.transaction(conn):
         keys = {k for p in removed for k in _file_keys(p, folder_notes)}
         ids = [states[p].id for p in removed]
-        for alias_key in _alias_keys(conn, ids):
+        for alias_key in store.alias_keys(conn, ids):
             keys.add(alias_key)
         store.mark_dirty(conn, keys)
         store.delete_files(conn, ids)
@@ -375,18 +375,6 @@ def _file_keys(path: str, folder_notes: bool) -> set[str]:
     parts = path.rsplit("/", 2)
     if folder_notes and len(parts) >= 2 and parts[-1].lower() in ("index.md", "readme.md"):
         keys.add(name_key(parts[-2]))
-    return keys
-
-
-def _alias_keys(conn: store.Connection, ids: Sequence[int]) -> set[str]:
-    keys: set[str] = set()
-    for start in range(0, len(ids), 500):
-        part = list(ids[start : start + 500])
-        marks = ",".join("?" * len(part))
-        keys.update(
-            r[0]
-            for r in conn.execute(f"SELECT alias_key FROM aliases WHERE note_id IN ({marks})", part)
-        )
     return keys
 
 
@@ -492,7 +480,7 @@ def _store_one(
     if loaded.outcome == "vanished":  # since the scan: links already resolved to it must move
         keys = _file_keys(vf.path, resolver.folder_notes)
         if old is not None:
-            keys |= _alias_keys(conn, [old.id])
+            keys |= store.alias_keys(conn, [old.id])
             store.delete_files(conn, [old.id])
         store.mark_dirty(conn, keys)
         resolver.files.remove(vf.path)
@@ -511,7 +499,7 @@ def _store_one(
     assert note is not None and loaded.digest is not None
     alias_keys = {name_key(a) for a in note.aliases}
     if old is not None:
-        alias_keys |= _alias_keys(conn, [old.id])
+        alias_keys |= store.alias_keys(conn, [old.id])
         store.delete_files(conn, [old.id])
     if not resolve_all:
         dirty |= alias_keys

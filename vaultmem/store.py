@@ -194,6 +194,16 @@ def set_meta(conn: Connection, key: str, value: str) -> None:
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
 
+def _rows_in(
+    conn: Connection, sql: str, values: Sequence[Any], before: Sequence[Any] = ()
+) -> Iterator[Any]:
+    """Rows of `sql`, whose `{marks}` is an IN list, over `values` 500 at a time (SQLite caps
+    the number of parameters one statement takes)."""
+    for start in range(0, len(values), 500):
+        part = list(values[start : start + 500])
+        yield from conn.execute(sql.format(marks=",".join("?" * len(part))), (*before, *part))
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -223,16 +233,12 @@ def file_stats(conn: Connection) -> dict[str, str]:
 
 def file_states(conn: Connection, paths: Sequence[str]) -> dict[str, FileState]:
     """The stored rows of some files (those that look changed)."""
-    out: dict[str, FileState] = {}
-    for start in range(0, len(paths), 500):
-        part = list(paths[start : start + 500])
-        rows = conn.execute(
-            "SELECT path, id, kind, size, mtime_ns, hash FROM notes"
-            f" WHERE path IN ({','.join('?' * len(part))})",
-            part,
-        )
-        out.update((path, FileState(*rest)) for path, *rest in rows)
-    return out
+    rows = _rows_in(
+        conn,
+        "SELECT path, id, kind, size, mtime_ns, hash FROM notes WHERE path IN ({marks})",
+        paths,
+    )
+    return {path: FileState(*rest) for path, *rest in rows}
 
 
 def delete_files(conn: Connection, ids: Sequence[int]) -> None:
@@ -444,14 +450,8 @@ def stored_links(conn: Connection, where: str = "1") -> list[StoredLink]:
 
 def links_with_keys(conn: Connection, keys: Sequence[str]) -> list[StoredLink]:
     """Links whose target names one of `keys` (or, for "", the note itself)."""
-    out: list[StoredLink] = []
-    for start in range(0, len(keys), 500):
-        part = list(keys[start : start + 500])
-        rows = conn.execute(
-            f"{_STORED_LINKS} WHERE l.target_key IN ({','.join('?' * len(part))})", part
-        )
-        out.extend(StoredLink(*r) for r in rows)
-    return out
+    sql = _STORED_LINKS + " WHERE l.target_key IN ({marks})"
+    return [StoredLink(*r) for r in _rows_in(conn, sql, keys)]
 
 
 def update_resolutions(conn: Connection, rows: Sequence[tuple[int, LinkResolution]]) -> None:
@@ -543,16 +543,13 @@ def note_vector(conn: Connection, path: str) -> bytes | None:
 
 def chunk_rows(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[str, str, int, int, str]]:
     """chunk id -> (path, title, start line, end line, heading)."""
-    out: dict[int, tuple[str, str, int, int, str]] = {}
-    for start in range(0, len(ids), 500):
-        part = list(ids[start : start + 500])
-        rows = conn.execute(
-            "SELECT c.id, n.path, n.title, c.start_line, c.end_line, c.heading FROM chunks c"
-            f" JOIN notes n ON n.id = c.note_id WHERE c.id IN ({','.join('?' * len(part))})",
-            part,
-        )
-        out.update((r[0], r[1:]) for r in rows)
-    return out
+    rows = _rows_in(
+        conn,
+        "SELECT c.id, n.path, n.title, c.start_line, c.end_line, c.heading FROM chunks c"
+        " JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
+        ids,
+    )
+    return {r[0]: r[1:] for r in rows}
 
 
 def first_chunks_dated(
@@ -576,17 +573,14 @@ def note_facts(
     conn: Connection, paths: Sequence[str]
 ) -> dict[str, tuple[str | None, str, int, str]]:
     """path -> (date, front matter JSON, mtime_ns, direct tags joined by newlines)."""
-    out: dict[str, tuple[str | None, str, int, str]] = {}
-    for start in range(0, len(paths), 500):
-        part = list(paths[start : start + 500])
-        rows = conn.execute(
-            "SELECT n.path, n.date, n.frontmatter, n.mtime_ns,"
-            " (SELECT group_concat(lower(tag), char(10)) FROM tags t WHERE t.note_id = n.id)"
-            f" FROM notes n WHERE n.path IN ({','.join('?' * len(part))})",
-            part,
-        )
-        out.update((r[0], (r[1], r[2], r[3], r[4] or "")) for r in rows)
-    return out
+    rows = _rows_in(
+        conn,
+        "SELECT n.path, n.date, n.frontmatter, n.mtime_ns,"
+        " (SELECT group_concat(lower(tag), char(10)) FROM tags t WHERE t.note_id = n.id)"
+        " FROM notes n WHERE n.path IN ({marks})",
+        paths,
+    )
+    return {r[0]: (r[1], r[2], r[3], r[4] or "") for r in rows}
 
 
 def links_among(conn: Connection, paths: Sequence[str]) -> list[tuple[str, str]]:
@@ -750,31 +744,25 @@ def chunks_without_vectors(conn: Connection) -> list[tuple[int, str]]:
     ).fetchall()
 
 
+def alias_keys(conn: Connection, ids: Sequence[int]) -> set[str]:
+    """The name keys of the aliases notes `ids` list (links naming them may need a fix)."""
+    return {
+        r[0]
+        for r in _rows_in(conn, "SELECT alias_key FROM aliases WHERE note_id IN ({marks})", ids)
+    }
+
+
 def cached_vectors(conn: Connection, model: str, hashes: Sequence[str]) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for start in range(0, len(hashes), 500):
-        part = list(hashes[start : start + 500])
-        rows = conn.execute(
-            f"SELECT text_hash, vector FROM embeddings WHERE model = ?"
-            f" AND text_hash IN ({','.join('?' * len(part))})",
-            (model, *part),
-        )
-        out.update(rows.fetchall())
-    return out
+    sql = "SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})"
+    return dict(_rows_in(conn, sql, hashes, before=(model,)))
 
 
 def chunk_texts(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """(heading path, text) of chunks, from the text index that already holds them."""
-    out: dict[int, tuple[str, str]] = {}
-    for start in range(0, len(ids), 500):
-        part = list(ids[start : start + 500])
-        rows = conn.execute(
-            f"SELECT rowid, headings, body FROM chunks_fts"
-            f" WHERE rowid IN ({','.join('?' * len(part))})",
-            part,
-        )
-        out.update((r[0], (r[1], r[2])) for r in rows)
-    return out
+    rows = _rows_in(
+        conn, "SELECT rowid, headings, body FROM chunks_fts WHERE rowid IN ({marks})", ids
+    )
+    return {r[0]: (r[1], r[2]) for r in rows}
 
 
 def store_vectors(
