@@ -223,6 +223,7 @@ def run(
         return SearchResult(q.text, _keyword_only(conn, text, q.limit), mode, tuple(notices))
 
     fetch = CANDIDATES * (4 if q.filters.active() else 1)
+    weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
     candidates: dict[int, ranking.Candidate] = {}
     matches = fts_queries(text)
     match = matches[-1] if matches else ""  # the OR query: what snippets highlight
@@ -230,19 +231,20 @@ def run(
         # AND first: when enough sections hold every word, ranking every section that holds
         # any of them (the OR query, ~10x the cost on common words) adds nothing measurable
         # (docs/BENCHMARKS.md, retrieval). A section's bm25 is the same under both queries.
-        for fts in matches:
-            for chunk_id, path, title, start, end, heading, rank in store.keyword_chunks(
-                conn, fts, fetch
-            ):
+        and_matched = False
+        for n, fts in enumerate(matches):
+            found = store.keyword_chunks(conn, fts, fetch)
+            if n == 0 and len(matches) > 1:
+                and_matched = bool(found)
+            for chunk_id, path, title, start, end, heading, rank in found:
                 candidates.setdefault(
                     chunk_id,
                     ranking.Candidate(chunk_id, path, title, heading, start, end, keyword=-rank),
                 )
             if len(candidates) >= AND_ENOUGH:
                 break
-        weights_ = q.weights or ranking.Weights()
-        if weights_.feedback and len(matches) > 1 and not _and_matched(conn, matches[0]):
-            _expand(conn, candidates, text, fetch, weights_.feedback)
+        if weights.feedback and len(matches) > 1 and not and_matched:
+            _expand(conn, candidates, text, fetch, weights.feedback)
     nearest: list[tuple[int, float]] = []
     if mode != "keyword" and embedder is not None:
         texts = [text]
@@ -283,15 +285,10 @@ def run(
     paths = sorted({c.path for c in candidates.values()})
     facts, allowed = _facts(conn, paths, q.filters, now)
     kept = [c for c in candidates.values() if c.path in allowed]
-    weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
     ranked = ranking.rank(
         kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
     )
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
-
-
-def _and_matched(conn: store.Connection, and_query: str) -> bool:
-    return bool(store.keyword_chunks(conn, and_query, 1))
 
 
 def _expand(

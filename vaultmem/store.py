@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
 import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
 import sqlite_vec
 
@@ -533,8 +534,6 @@ def note_vector(conn: Connection, path: str) -> bytes | None:
     ).fetchall()
     if not rows:
         return None
-    import numpy as np
-
     matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     mean = matrix.mean(axis=0)
     norm = float(np.linalg.norm(mean))
