@@ -88,6 +88,9 @@ def main() -> None:
                 print(f"| {label} | {agg['ndcg@10']:.3f} | {agg['recall@10']:.3f} | {p50:.1f} |",
                       flush=True)
         out[name] = rows
+    if args.only or args.limit_queries:  # a partial run never replaces the full results
+        print("(partial run: bench/results/ablation.json left as it was)")
+        return
     write_json("ablation.json", out)
 
 
