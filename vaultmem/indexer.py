@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from vaultmem import store
 from vaultmem.config import Config
-from vaultmem.errors import IndexBusy, VaultmemError
+from vaultmem.errors import IndexBusy, SchemaMismatch, VaultmemError
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
@@ -101,6 +101,21 @@ def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) 
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     finally:
         handle.close()
+
+
+def _fresh(index_path: Path) -> store.Connection:
+    """An empty index for a full rebuild: emptied in place when it is a readable index of this
+    schema (so searches running meanwhile never find it missing), else made anew."""
+    if index_path.exists():
+        conn = store.connect(index_path)
+        try:
+            store.check_schema(conn, index_path)
+            store.reset(conn)
+            return conn
+        except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
+            conn.close()
+    _remove_index(index_path)
+    return store.create(index_path)
 
 
 def _remove_index(index_path: Path) -> None:
@@ -195,12 +210,11 @@ def reindex(
     """
     started = time.perf_counter()
     with _lock(index_path, wait, on_wait):
-        if full:
-            _remove_index(index_path)
-        if index_path.exists():
+        conn = _fresh(index_path) if full else None
+        if conn is None and index_path.exists():
             conn = store.connect(index_path)
             store.check_schema(conn, index_path)
-        else:
+        elif conn is None:
             conn = store.create(index_path)
         try:
             report = _reindex(conn, vault, config, full, progress, started)

@@ -30,7 +30,7 @@ class ScanResult:
     skipped: dict[str, str]  # path -> why
 
 
-def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+def excluded(rel: str, patterns: tuple[str, ...]) -> bool:
     name = rel.rsplit("/", 1)[-1]
     for raw in patterns:
         pattern = raw.strip().strip("/")
@@ -49,7 +49,6 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
     append = files.append
     skipped: dict[str, str] = {}
     real_root = os.path.realpath(root)
-    followed: set[str] = set()  # real paths of symlinked folders outside the vault
     # (folder on disk, its vault-relative prefix); plain strings and few calls per entry: this
     # loop is most of a no-op reindex
     stack: list[tuple[str, str]] = [(str(root), "")]
@@ -67,19 +66,22 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
             rel = prefix + name
             if not rel.isascii():
                 rel = unicodedata.normalize("NFC", rel)
-            if exclude and _excluded(rel, exclude):
+            if exclude and excluded(rel, exclude):
                 continue
             try:
+                if entry.is_symlink():
+                    # The vault's boundary is its real folder: a symlink leading out of it is
+                    # never read, so nothing (search, an agent over MCP) can reach outside files.
+                    real = os.path.realpath(entry.path)
+                    if os.path.exists(real) and not _inside(real, real_root):
+                        skipped[rel] = "symlink to outside the vault: vaultmem reads only inside it"
+                        continue
                 if entry.is_dir():  # follows symlinks; no stat call for plain folders
                     if entry.is_symlink():
-                        real = os.path.realpath(entry.path)
-                        reason = _symlinked_folder_problem(
-                            real, os.path.realpath(folder), real_root, followed
-                        )
+                        reason = _symlinked_folder_problem(real, os.path.realpath(folder))
                         if reason:
                             skipped[rel] = reason
                             continue
-                        followed.add(real)
                     stack.append((entry.path, rel + "/"))
                     continue
                 est = entry.stat()  # follows symlinks: a broken one raises
@@ -103,18 +105,16 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
     return ScanResult(files, skipped)  # in walk order: callers sort what they need sorted
 
 
-def _symlinked_folder_problem(
-    real: str, real_folder: str, real_root: str, followed: set[str]
-) -> str | None:
-    """Why a symlink to a folder must not be followed, or None when it is safe to."""
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _symlinked_folder_problem(real: str, real_folder: str) -> str | None:
+    """Why a symlink to a folder inside the vault must not be followed, or None."""
     inside = real_folder + os.sep
     if real == real_folder or inside.startswith(real + os.sep):
         return "symlink loop: it points at a folder that contains it"
-    if real == real_root or real.startswith(real_root + os.sep):
-        return "symlink to a folder inside the vault, which is indexed already"
-    if real in followed:
-        return "second symlink to the same outside folder"
-    return None
+    return "symlink to a folder inside the vault, which is indexed already"
 
 
 class Unreadable(Exception):

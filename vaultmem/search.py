@@ -18,6 +18,7 @@ from vaultmem.errors import ModelServerDown, ModelServerError, UsageError
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
     from vaultmem.llm import LLM
+    from vaultmem.vectors import VectorMatrix
 
 Mode = Literal["hybrid", "keyword", "semantic"]
 MODES: tuple[Mode, ...] = ("hybrid", "keyword", "semantic")
@@ -198,8 +199,11 @@ def run(
     q: Query,
     embedder: Callable[[], Embedder] | None,
     llm: Callable[[], LLM | None] | None = None,
+    matrix: VectorMatrix | None = None,
 ) -> SearchResult:
-    """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them."""
+    """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them.
+    `matrix`, an in-memory copy of the index's vectors, answers nearest-section queries in
+    place of sqlite-vec when it is up to date."""
     if q.limit < 1:
         raise UsageError("--limit must be at least 1")
     if q.mode not in MODES:
@@ -260,7 +264,12 @@ def run(
             notices.append(f"{exc}; searched by keywords only")
         else:
             vector = vectors.mean(axis=0) if len(texts) > 1 else vectors[0]
-            nearest = store.nearest_chunks(conn, np.asarray(vector, np.float32).tobytes(), fetch)
+            if matrix is not None and matrix.generation == store.generation(conn):
+                nearest = matrix.nearest(vector, fetch)
+            else:
+                nearest = store.nearest_chunks(
+                    conn, np.asarray(vector, np.float32).tobytes(), fetch
+                )
     if nearest:
         rows = store.chunk_rows(conn, [i for i, _ in nearest])
         for chunk_id, distance in nearest:

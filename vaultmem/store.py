@@ -21,6 +21,8 @@ from vaultmem.resolver import fold, heading_key, name_key
 
 SCHEMA_VERSION = 2
 OperationalError = sqlite3.OperationalError
+Error = sqlite3.Error
+DatabaseError = sqlite3.DatabaseError
 if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
     from sqlite3 import Connection as Connection
 else:
@@ -144,6 +146,26 @@ def create(path: Path) -> Connection:
         + "COMMIT;"
     )
     return conn
+
+
+def reset(conn: Connection) -> None:
+    """Empty the index in place, in one transaction: readers keep seeing the old index until
+    the empty one commits, never a missing or half-made file. The generation counter carries
+    on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old."""
+    after = generation(conn) + 1
+    objects = conn.execute(
+        "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+        " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
+    ).fetchall()
+    drops = "".join(f'DROP TABLE IF EXISTS "{name}";' for name, _ in objects)
+    conn.executescript(
+        "BEGIN;"
+        + drops
+        + _SCHEMA
+        + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
+        + f" ('created_at', '{time.time()}'), ('generation', '{after}');"
+        + "COMMIT;"
+    )
 
 
 def open_existing(path: Path) -> Connection:
@@ -803,3 +825,149 @@ def nearest_chunks(conn: Connection, vector: bytes, k: int) -> list[tuple[int, f
 def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:
     row = conn.execute(sql, params).fetchone()
     return None if row is None else row[0]
+
+
+# ---- browsing (TUI, MCP)
+
+
+def note_paths(conn: Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT path FROM notes WHERE kind = 'note'")]
+
+
+def tag_counts(conn: Connection) -> list[tuple[str, int]]:
+    """(tag, notes carrying it) with nested parents counted; spelled as most notes spell it."""
+    rows = conn.execute(
+        "SELECT min(tag), count(DISTINCT note_id) FROM tags GROUP BY lower(tag)"
+        " ORDER BY lower(tag)"
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def note_summaries(conn: Connection, limit: int | None = None) -> list[tuple[Any, ...]]:
+    """(path, title, date, mtime_ns, aliases JSON) of notes, newest file first."""
+    sql = (
+        "SELECT path, title, date, mtime_ns, aliases FROM notes WHERE kind = 'note'"
+        " ORDER BY mtime_ns DESC, path"
+    )
+    if limit is not None:
+        return conn.execute(sql + " LIMIT ?", (limit,)).fetchall()
+    return conn.execute(sql).fetchall()
+
+
+def heading_range(conn: Connection, path: str, norm: str) -> tuple[str, int, int] | None:
+    """(text, line, end line) of the first heading of `path` whose normalised text is `norm`."""
+    row = conn.execute(
+        "SELECT h.text, h.line, h.end_line FROM headings h JOIN notes n ON n.id = h.note_id"
+        " WHERE n.path = ? AND h.norm = ? ORDER BY h.line LIMIT 1",
+        (path, norm),
+    ).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def headings_of(conn: Connection, path: str) -> list[str]:
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.path = ?"
+            " ORDER BY h.line",
+            (path,),
+        )
+    ]
+
+
+def all_vectors(conn: Connection) -> tuple[list[int], list[bytes]]:
+    """Every chunk's id and vector, for an in-memory matrix."""
+    if not has_vectors(conn):
+        return [], []
+    ids: list[int] = []
+    blobs: list[bytes] = []
+    for rowid, blob in conn.execute("SELECT rowid, embedding FROM chunk_vectors"):
+        ids.append(rowid)
+        blobs.append(blob)
+    return ids, blobs
+
+
+def vector_ids(conn: Connection) -> list[int]:
+    if not has_vectors(conn):
+        return []
+    return [r[0] for r in conn.execute("SELECT rowid FROM chunk_vectors")]
+
+
+def vectors_of(conn: Connection, ids: Sequence[int]) -> tuple[list[int], list[bytes]]:
+    rows = list(
+        _rows_in(conn, "SELECT rowid, embedding FROM chunk_vectors WHERE rowid IN ({marks})", ids)
+    )
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+# --------------------------------------------------------------------------- personas
+
+
+def notes_in_folder(conn: Connection, folder: str) -> list[tuple[str, str, str, str]]:
+    """(path, title, front matter JSON, aliases JSON) of the notes directly inside `folder`."""
+    prefix = f"{folder}/" if folder else ""
+    # A range over the unique path index: every path that starts with "folder/".
+    upper = prefix[:-1] + chr(ord("/") + 1) if prefix else "\U0010ffff"
+    rows = conn.execute(
+        "SELECT path, title, frontmatter, aliases FROM notes"
+        " WHERE kind = 'note' AND path >= ? AND path < ? ORDER BY path",
+        (prefix, upper),
+    ).fetchall()
+    return [r for r in rows if "/" not in r[0][len(prefix) :]]
+
+
+def outgoing_links(
+    conn: Connection, path: str
+) -> list[tuple[int, str | None, str | None, str | None, str | None]]:
+    """(line, target path, target kind, heading, block) of each link in the note, in order."""
+    return conn.execute(
+        "SELECT l.line, l.dst_path, d.kind, l.heading, l.block FROM links l"
+        " JOIN notes n ON n.id = l.src_id LEFT JOIN notes d ON d.path = l.dst_path"
+        " WHERE n.path = ? ORDER BY l.line, l.id",
+        (path,),
+    ).fetchall()
+
+
+def heading_ranges(conn: Connection, path: str) -> list[tuple[int, str, int, int]]:
+    """(level, text, line, end line) of the note's headings, in order."""
+    return conn.execute(
+        "SELECT h.level, h.text, h.line, h.end_line FROM headings h"
+        " JOIN notes n ON n.id = h.note_id WHERE n.path = ? ORDER BY h.line",
+        (path,),
+    ).fetchall()
+
+
+def property_values(conn: Connection, key: str) -> list[tuple[str, str]]:
+    """(path, value) of every front matter property named `key`, by path."""
+    return conn.execute(
+        "SELECT n.path, f.value FROM fields f JOIN notes n ON n.id = f.note_id"
+        " WHERE f.key = ? AND f.source = 'property' ORDER BY n.path",
+        (key,),
+    ).fetchall()
+
+
+def fields_of(
+    conn: Connection, paths: Sequence[str]
+) -> dict[str, list[tuple[str, str, int, str]]]:
+    """path -> its fields as (key, value, line, source), in line order."""
+    out: dict[str, list[tuple[str, str, int, str]]] = {p: [] for p in paths}
+    rows = _rows_in(
+        conn,
+        "SELECT n.path, f.key, f.value, f.line, f.source FROM fields f"
+        " JOIN notes n ON n.id = f.note_id WHERE n.path IN ({marks}) ORDER BY f.line, f.rowid",
+        paths,
+    )
+    for path, key, value, line, source in rows:
+        out[path].append((key, value, line, source))
+    return out
+
+
+def task_lines(conn: Connection, paths: Sequence[str]) -> set[tuple[str, int]]:
+    """(path, line) of every task in the notes at `paths`."""
+    rows = _rows_in(
+        conn,
+        "SELECT n.path, t.line FROM tasks t JOIN notes n ON n.id = t.note_id"
+        " WHERE n.path IN ({marks})",
+        paths,
+    )
+    return {(r[0], r[1]) for r in rows}

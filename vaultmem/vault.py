@@ -7,6 +7,7 @@ import datetime as dt
 import difflib
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +18,11 @@ import networkx as nx
 from vaultmem import graph as link_graph
 from vaultmem import store
 from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
-from vaultmem.errors import NoteNotFound, UsageError, VaultNotFound
+from vaultmem.errors import NoteNotFound, UsageError, VaultmemError, VaultNotFound
 from vaultmem.indexer import Progress, ReindexReport, reindex
-from vaultmem.resolver import fold, name_key
+from vaultmem.resolver import fold, heading_key, name_key
+from vaultmem.scan import Unreadable
+from vaultmem.scan import read_note as read_text
 from vaultmem.search import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -36,6 +39,7 @@ from vaultmem.search import run as search_run
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
     from vaultmem.llm import LLM
+    from vaultmem.vectors import VectorMatrix
 
 __all__ = [
     "HIGHLIGHT_END",
@@ -226,6 +230,45 @@ def _written(
     return f"{bang}[[{target}{anchor}{shown}]]"
 
 
+@dataclass(frozen=True)
+class NoteText:
+    """A note's current text on disk: all of it, or the section under one heading."""
+
+    path: str
+    title: str
+    heading: str | None
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str
+    headings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FolderCount:
+    path: str  # "" is the vault root
+    notes: int  # including every subfolder's
+
+
+@dataclass(frozen=True)
+class TagCount:
+    tag: str
+    notes: int  # a nested tag `a/b` also counts for `a`
+
+
+@dataclass(frozen=True)
+class NoteSummary:
+    path: str
+    title: str
+    date: str | None
+    mtime: float
+    aliases: tuple[str, ...]
+
+
+def _summary(row: tuple[Any, ...]) -> NoteSummary:
+    path, title, date, mtime_ns, aliases = row
+    return NoteSummary(path, title, date, mtime_ns / 1e9, tuple(json.loads(aliases)))
+
+
 # --------------------------------------------------------------------------- the vault
 
 
@@ -245,7 +288,15 @@ class Vault:
         self.embedder_spec: str | None = None  # set by front-ends from --embedder
         self.llm_spec: str | None = None
         self._embedder: Embedder | None = None
-        self._conn: store.Connection | None = None
+        self._embedder_lock = threading.Lock()
+        # One connection per thread: front-ends search from worker threads while another
+        # thread reindexes, and a sqlite3 connection must not be shared between threads.
+        self._local = threading.local()
+        self._conns: list[store.Connection] = []
+        self._conns_lock = threading.Lock()
+        self._epoch = 0  # bumped when the index file may have been replaced
+        self._matrix: VectorMatrix | None = None
+        self._matrix_lock = threading.Lock()
 
     # ---- lifecycle
 
@@ -269,9 +320,11 @@ class Vault:
         embed: bool = True,
         redo_embeddings: bool = False,
     ) -> ReindexReport:
-        """Bring the index up to date, then give new chunks vectors (unless `embed` is off)."""
-        self.close()
-        return reindex(
+        """Bring the index up to date, then give new chunks vectors (unless `embed` is off).
+        Other threads may keep searching meanwhile (WAL readers see the last commit)."""
+        self._epoch += 1  # a full or interrupted-then-rebuilt index is a new file: reopen
+        self._drop_own()
+        report = reindex(
             self.root,
             self.index_path,
             self.config,
@@ -282,17 +335,67 @@ class Vault:
             embedder=self.embedder() if embed else None,
             redo_embeddings=redo_embeddings,
         )
+        if self._matrix is not None:
+            self._refresh_matrix()
+        return report
+
+    def _drop_own(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            self._drop(conn)
 
     @property
     def conn(self) -> store.Connection:
-        if self._conn is None:
-            self._conn = store.open_existing(self.index_path)
-        return self._conn
+        """This thread's connection to the index (opened on first use)."""
+        conn: store.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and self._local.epoch != self._epoch:
+            self._drop(conn)  # the index file was replaced (a full reindex) since it opened
+            conn = None
+        if conn is None:
+            conn = store.open_existing(self.index_path)
+            self._local.conn = conn
+            self._local.epoch = self._epoch
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    def _drop(self, conn: store.Connection) -> None:
+        with self._conns_lock:
+            if conn in self._conns:
+                self._conns.remove(conn)
+        with contextlib.suppress(store.Error):
+            conn.close()
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        """Close every thread's connection; the next use opens a fresh one."""
+        with self._conns_lock:
+            conns, self._conns = self._conns, []
+            self._local = threading.local()
+        for conn in conns:
+            with contextlib.suppress(store.Error):
+                conn.close()
+
+    def warm(self, background: bool = True) -> threading.Thread | None:
+        """Load the vectors into memory so meaning search skips sqlite-vec's full scan; for
+        long-running front-ends. Search works as before until the load finishes."""
+        if not background:
+            self._refresh_matrix()
+            return None
+        thread = threading.Thread(target=self._refresh_matrix, name="vaultmem-warm", daemon=True)
+        thread.start()
+        return thread
+
+    def _refresh_matrix(self) -> None:
+        from vaultmem.vectors import VectorMatrix
+
+        with self._matrix_lock:
+            try:
+                conn = self.conn
+                old = self._matrix
+                self._matrix = old.refresh(conn) if old else VectorMatrix.load(conn)
+            except VaultmemError:
+                self._matrix = None  # no index yet: search reports that itself
 
     # ---- finding notes
 
@@ -390,15 +493,22 @@ class Vault:
     ) -> SearchResult:
         """Hybrid search by default (keywords and meaning fused), best section per note."""
         q = Query(query, limit, mode, Filters(tag, path, since), hyde, now)
-        return search_run(self.conn, q, self.embedder, self.llm)
+        matrix = self._matrix
+        if matrix is not None and matrix.generation != store.generation(self.conn):
+            # the index changed (a reindex, maybe by another process): catch up on the
+            # changed sections only; cheap, and never a full reload unless the model changed
+            self._refresh_matrix()
+            matrix = self._matrix
+        return search_run(self.conn, q, self.embedder, self.llm, matrix)
 
     def embedder(self) -> Embedder:
         """The embedding model (--embedder, $VAULTMEM_EMBEDDER, config, else wordllama)."""
-        if self._embedder is None:
-            from vaultmem.embed import make_embedder
+        with self._embedder_lock:  # loading a model twice from two threads wastes seconds
+            if self._embedder is None:
+                from vaultmem.embed import make_embedder
 
-            self._embedder = make_embedder(self.embedder_spec or self.config.embedder)
-        return self._embedder
+                self._embedder = make_embedder(self.embedder_spec or self.config.embedder)
+            return self._embedder
 
     def llm(self) -> LLM | None:
         """The text model for HyDE (--llm, $VAULTMEM_LLM, config), or None."""
@@ -452,6 +562,67 @@ class Vault:
             backlinks=self.backlinks(path),
             tasks=tasks,
         )
+
+    def read_note(self, ref: str, heading: str | None = None) -> NoteText:
+        """A note's current text from disk, or one section of it (the heading matched the way
+        Obsidian matches `[[Note#Heading]]`). Only indexed notes inside the vault are read."""
+        if "\x00" in ref or (heading and "\x00" in heading):
+            raise UsageError("a note name cannot contain a NUL byte")
+        path = self.find_note(ref)
+        file = self._inside(path)
+        try:
+            lines = read_text(file).text.splitlines()
+        except FileNotFoundError:
+            raise NoteNotFound(
+                f"{path} was deleted or moved since the last reindex; run `vaultmem reindex`"
+            ) from None
+        except Unreadable as exc:
+            raise NoteNotFound(f"{path}: {exc}") from None
+        title = str(store.scalar(self.conn, "SELECT title FROM notes WHERE path = ?", (path,)))
+        headings = tuple(store.headings_of(self.conn, path))
+        if heading is None or not heading.strip():
+            return NoteText(path, title, None, 1, len(lines), "\n".join(lines), headings)
+        found = store.heading_range(self.conn, path, heading_key(heading.lstrip("#")))
+        if found is None:
+            known = "; ".join(headings[:20]) or "it has no headings"
+            raise NoteNotFound(f"{path} has no heading '{heading}' (headings: {known})")
+        text, start, end = found
+        end = min(end, len(lines))
+        return NoteText(path, title, text, start, end, "\n".join(lines[start - 1 : end]), headings)
+
+    def _inside(self, path: str) -> Path:
+        """The file of an indexed note, refusing one that now leads outside the vault (a file
+        replaced by a symlink since the last reindex)."""
+        root = os.path.realpath(self.root)
+        file = os.path.realpath(self.root / path)
+        if not file.startswith(root.rstrip(os.sep) + os.sep):
+            raise NoteNotFound(f"{path} leads outside the vault; vaultmem reads only inside it")
+        return Path(file)
+
+    # ---- browsing
+
+    def folders(self) -> tuple[FolderCount, ...]:
+        """Every folder holding notes, with how many notes it holds (subfolders included)."""
+        counts: dict[str, int] = {}
+        for path in store.note_paths(self.conn):
+            parts = path.split("/")[:-1]
+            counts[""] = counts.get("", 0) + 1
+            for i in range(1, len(parts) + 1):
+                folder = "/".join(parts[:i])
+                counts[folder] = counts.get(folder, 0) + 1
+        return tuple(FolderCount(p, n) for p, n in sorted(counts.items()))
+
+    def tag_counts(self) -> tuple[TagCount, ...]:
+        """Every tag with how many notes carry it (a nested tag counts for its parents)."""
+        return tuple(TagCount(t, n) for t, n in store.tag_counts(self.conn))
+
+    def recent(self, limit: int = 50) -> tuple[NoteSummary, ...]:
+        """The most recently modified notes, newest first."""
+        return tuple(_summary(r) for r in store.note_summaries(self.conn, limit))
+
+    def note_names(self) -> tuple[NoteSummary, ...]:
+        """Every note (title, path, aliases), for completion and pickers."""
+        return tuple(_summary(r) for r in store.note_summaries(self.conn))
 
     def _outgoing(self, note_id: int) -> tuple[OutLink, ...]:
         rows = self.conn.execute(

@@ -1,0 +1,149 @@
+"""Reading notes from disk safely, and the counts the TUI's browse screen shows."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.conftest import MakeVault
+from vaultmem.errors import NoteNotFound, UsageError
+from vaultmem.vault import FolderCount, TagCount, Vault
+
+NOTE = "---\ntags: [x]\n---\n# Plan\nintro\n\n## Pros, cons\nfast\ncheap\n\n## Next\nship it\n"
+
+
+def test_read_whole_note_and_one_section(make_vault: MakeVault) -> None:
+    vault = make_vault({"work/Plan.md": NOTE})
+    vault.reindex()
+    whole = vault.read_note("plan")
+    assert whole.path == "work/Plan.md" and whole.title == "Plan"
+    assert whole.text == NOTE.rstrip("\n")
+    assert whole.headings == ("Plan", "Pros, cons", "Next")
+    part = vault.read_note("Plan", heading="pros / cons")  # Obsidian heading matching
+    assert (part.heading, part.start_line, part.end_line) == ("Pros, cons", 7, 10)
+    assert part.text.splitlines()[:3] == ["## Pros, cons", "fast", "cheap"]
+    with pytest.raises(NoteNotFound, match=r"no heading 'Missing'.*Pros, cons"):
+        vault.read_note("Plan", heading="Missing")
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["../outside", "/etc/passwd", "..%2Foutside", "..\\outside", "work/../../outside.md", "x\x00y"],
+)
+def test_hostile_references_never_leave_the_vault(make_vault: MakeVault, ref: str) -> None:
+    vault = make_vault({"a.md": "alpha\n"})
+    (vault.root.parent / "outside.md").write_text("secret\n", encoding="utf-8")
+    vault.reindex()
+    with pytest.raises((NoteNotFound, UsageError)):
+        vault.read_note(ref)
+
+
+def test_symlinks_out_of_the_vault_are_not_indexed_or_read(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "alpha\n"})
+    outside = vault.root.parent / "private"
+    outside.mkdir()
+    (outside / "secret.md").write_text("password hunter2\n", encoding="utf-8")
+    os.symlink(outside / "secret.md", vault.root / "secret.md")
+    os.symlink(outside, vault.root / "linked")
+    report = vault.reindex()
+    assert report.notes == 1
+    reasons = dict(vault.doctor().skipped)
+    assert "outside the vault" in reasons["secret.md"]
+    assert "outside the vault" in reasons["linked"]
+    assert vault.search("hunter2", mode="keyword").hits == ()
+    with pytest.raises(NoteNotFound):
+        vault.read_note("secret")
+
+
+def test_a_note_swapped_for_a_symlink_after_indexing_is_refused(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "alpha\n"})
+    vault.reindex()
+    secret = vault.root.parent / "secret.txt"
+    secret.write_text("hunter2\n", encoding="utf-8")
+    (vault.root / "a.md").unlink()
+    os.symlink(secret, vault.root / "a.md")
+    with pytest.raises(NoteNotFound, match="outside the vault"):
+        vault.read_note("a")
+
+
+def test_a_note_deleted_since_the_reindex_says_what_to_run(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "alpha\n"})
+    vault.reindex()
+    (vault.root / "a.md").unlink()
+    with pytest.raises(NoteNotFound, match="vaultmem reindex"):
+        vault.read_note("a")
+
+
+def test_folders_tags_recent_and_names(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "top.md": "#project/alpha\n",
+            "work/a.md": "#project/beta #solo\n",
+            "work/deep/b.md": "---\naliases: [Bee]\ntags: [Project]\n---\nb\n",
+            "img.png": b"\x89PNG",
+        }
+    )
+    for i, rel in enumerate(["work/deep/b.md", "top.md", "work/a.md"]):
+        os.utime(vault.root / rel, (1_000_000 + i, 1_000_000 + i))
+    vault.reindex()
+    assert vault.folders() == (
+        FolderCount("", 3),
+        FolderCount("work", 2),
+        FolderCount("work/deep", 1),
+    )
+    tags = {t.tag.lower(): t.notes for t in vault.tag_counts()}
+    assert tags == {"project": 3, "project/alpha": 1, "project/beta": 1, "solo": 1}
+    assert all(isinstance(t, TagCount) for t in vault.tag_counts())
+    assert [n.path for n in vault.recent(2)] == ["work/a.md", "top.md"]
+    names = {n.path: n for n in vault.note_names()}
+    assert set(names) == {"top.md", "work/a.md", "work/deep/b.md"}
+    assert names["work/deep/b.md"].aliases == ("Bee",)
+    assert names["work/a.md"].mtime == pytest.approx(1_000_002)
+
+
+def test_threads_get_their_own_connections(sample_vault: Vault) -> None:
+    import threading
+
+    seen: dict[str, object] = {}
+
+    def work(name: str) -> None:
+        seen[name] = sample_vault.conn
+        sample_vault.search("tariff", mode="keyword")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen["a"] is not seen["b"] is not sample_vault.conn
+    sample_vault.close()
+    assert sample_vault.stats().notes > 0  # reopens after close
+
+
+def test_search_keeps_working_while_another_thread_reindexes(make_vault: MakeVault) -> None:
+    import threading
+
+    vault = make_vault({f"n{i}.md": f"note {i} alpha\n" for i in range(200)})
+    vault.reindex()
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def searcher() -> None:
+        while not stop.is_set():
+            try:
+                vault.search("alpha", mode="keyword")
+            except BaseException as exc:  # any error here is the bug under test
+                errors.append(exc)
+                return
+
+    thread = threading.Thread(target=searcher)
+    thread.start()
+    try:
+        for i in range(5):
+            (vault.root / f"n{i}.md").write_text(f"note {i} beta\n", encoding="utf-8")
+            vault.reindex(full=(i == 2))
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == []

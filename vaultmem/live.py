@@ -1,0 +1,134 @@
+"""Keeping a long-running front-end's index fresh: watch the vault, reindex what changed.
+
+The TUI and the MCP server stay open for hours while people edit notes in Obsidian. A watcher
+thread (inotify/FSEvents through watchfiles: no CPU while nothing changes) notes that files
+changed; `ensure_fresh()` then runs the ordinary incremental reindex, so there is one way of
+indexing and the watcher never needs to be exact about what changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+from vaultmem.indexer import ReindexReport
+from vaultmem.scan import excluded
+from vaultmem.vault import Vault
+
+log = logging.getLogger(__name__)
+
+OnChange = Callable[[frozenset[str]], None]
+STEP_MS = 100
+
+
+class Freshness:
+    """Watches one vault's files and reindexes incrementally when asked, if anything changed."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        on_change: OnChange | None = None,
+        debounce: float = 0.4,
+        wait: float = 30.0,
+    ) -> None:
+        self.vault = vault
+        self.on_change = on_change
+        self.debounce = debounce
+        self.wait = wait  # how long ensure_fresh waits for another process's reindex
+        self._pending = threading.Event()
+        self._stop = threading.Event()
+        self._refresh = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._root = os.path.realpath(vault.root)
+        index = os.path.realpath(vault.index_path)
+        self._own_files = {index + s for s in ("", "-wal", "-shm", "-journal", ".lock")}
+        self.ready = threading.Event()  # set once the watcher runs (or failed to start)
+
+    def start(self, check_now: bool = True) -> None:
+        """Start watching; with `check_now`, the first `ensure_fresh()` reindexes (edits made
+        while nothing was watching are caught that way)."""
+        if self._thread is not None:
+            return
+        if check_now:
+            self._pending.set()
+        self._thread = threading.Thread(target=self._watch, name="vaultmem-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    @property
+    def pending(self) -> bool:
+        """Files changed on disk since the last refresh."""
+        return self._pending.is_set()
+
+    def mark_changed(self) -> None:
+        """Treat the vault as changed (a front-end that wrote a file itself)."""
+        self._pending.set()
+
+    def ensure_fresh(self) -> ReindexReport | None:
+        """Reindex incrementally when files changed since the last refresh; else None.
+        One refresh at a time: a caller arriving during one waits for it, then finds nothing
+        left to do (unless more changed meanwhile)."""
+        if not self._pending.is_set():
+            return None
+        with self._refresh:
+            if not self._pending.is_set():
+                return None
+            self._pending.clear()  # before: a change during the reindex sets it again
+            try:
+                return self.vault.reindex(wait=self.wait)
+            except BaseException:
+                self._pending.set()
+                raise
+
+    # ---- the watcher thread
+
+    def _relevant(self, path: str) -> str | None:
+        """The vault-relative path of a change worth a reindex, else None."""
+        if path in self._own_files:
+            return None
+        real = os.path.realpath(path) if not path.startswith(self._root) else path
+        if not real.startswith(self._root + os.sep):
+            return None
+        rel = real[len(self._root) + 1 :].replace(os.sep, "/")
+        if any(part.startswith(".") for part in rel.split("/")):
+            return None  # .obsidian, .trash, .git, .vaultmem, editors' swap files
+        if excluded(rel, self.vault.config.exclude):
+            return None
+        return rel
+
+    def _watch(self) -> None:
+        from watchfiles._rust_notify import RustNotify
+
+        try:
+            with RustNotify([str(self.vault.root)], False, False, 300, True, True) as notify:
+                self.ready.set()
+                while not self._stop.is_set():
+                    # wakes every `STEP_MS` to look at the stop event: ~0 CPU while idle
+                    raw = notify.watch(int(self.debounce * 1000), STEP_MS, 5_000, self._stop)
+                    if raw in ("timeout", "signal"):
+                        continue
+                    if raw == "stop" or isinstance(raw, str):
+                        return
+                    paths = frozenset(
+                        rel for _, path in raw if (rel := self._relevant(path)) is not None
+                    )
+                    if not paths:
+                        continue
+                    self._pending.set()
+                    if self.on_change is not None:
+                        self.on_change(paths)
+        except Exception as exc:  # the watcher is a convenience: say so, keep serving
+            log.warning(
+                "vaultmem: cannot watch %s for changes (%s); run `vaultmem reindex` after edits",
+                self.vault.root,
+                exc,
+            )
+        finally:
+            self.ready.set()  # nobody waits forever for a watcher that failed to start
