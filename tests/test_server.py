@@ -1,0 +1,474 @@
+"""The MCP server's tools and resources, through the SDK's own in-memory client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, TextContent, TextResourceContents
+
+from tests.conftest import SAMPLE_VAULT, write_files
+from vaultmem import graph as link_graph
+from vaultmem.gaps import gaps_report
+from vaultmem.server import build_server, serving
+from vaultmem.vault import Vault
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {
+    "search",
+    "read_note",
+    "backlinks",
+    "find_connections",
+    "neighbors",
+    "knowledge_gaps",
+    "list_personas",
+    "persona_context",
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def copy_sample(root: Path) -> Vault:
+    """A writable, indexed copy of the sample vault (fake embedder: deterministic vectors)."""
+    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".vaultmem"))
+    vault = Vault(root)
+    vault.embedder_spec = "fake"
+    vault.reindex()
+    return vault
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    """One indexed copy shared by the tests that only read."""
+    return copy_sample(tmp_path_factory.mktemp("mcp") / "vault")
+
+
+@pytest.fixture
+async def client(sample: Vault) -> AsyncIterator[Client]:
+    async with Client(build_server(sample)) as connected:
+        yield connected
+
+
+def text(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def ok(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text(result)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def failed(result: CallToolResult) -> str:
+    assert result.is_error
+    assert result.structured_content is None
+    return text(result)
+
+
+# --------------------------------------------------------------------------- the tool list
+
+
+async def test_every_tool_is_listed_read_only_with_a_described_schema(client: Client) -> None:
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False
+        assert tool.description and len(tool.description) > 40
+        for name, prop in tool.input_schema.get("properties", {}).items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+    search = tools["search"].input_schema
+    assert search["required"] == ["query"]
+    assert search["properties"]["mode"]["enum"] == ["hybrid", "keyword", "semantic"]
+    assert search["properties"]["mode"]["default"] == "hybrid"
+    limit = search["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 10)
+    depth = tools["neighbors"].input_schema["properties"]["depth"]
+    assert (depth["minimum"], depth["maximum"]) == (1, 3)
+    assert tools["search"].output_schema is not None
+    assert set(tools["search"].output_schema["properties"]) == {
+        "query",
+        "mode",
+        "results",
+        "notices",
+    }
+
+
+async def test_instructions_tell_an_agent_to_load_its_persona_first(client: Client) -> None:
+    assert client.instructions is not None
+    assert "persona_context" in client.instructions
+
+
+# --------------------------------------------------------------------------- search
+
+
+async def test_keyword_search_returns_the_exact_hits(client: Client, sample: Vault) -> None:
+    data = ok(
+        await client.call_tool("search", {"query": "tariff sync", "mode": "keyword", "limit": 3})
+    )
+    assert data["query"] == "tariff sync" and data["mode"] == "keyword"
+    rows = [(r["path"], r["heading"], r["start_line"], r["end_line"]) for r in data["results"]]
+    assert rows == [
+        ("work/Scratch - tariff sync debugging.md", "Scratch - tariff sync debugging", 7, 17),
+        ("episodes/2026-11-26 Tariff sync outage.md", "Tariff sync outage", 13, 25),
+        ("work/Meeting notes.md", "Meeting notes > 2026-11-16", 29, 33),
+    ]
+    first = data["results"][0]
+    assert first["title"] == "Scratch - tariff sync debugging"
+    assert first["snippet"].startswith("# Scratch - tariff sync debugging Throwaway notes")
+    direct = sample.search("tariff sync", limit=3, mode="keyword")
+    assert [r["score"] for r in data["results"]] == [round(h.score, 4) for h in direct.hits]
+    for row in data["results"]:  # highlight control characters never reach the agent
+        assert "\x02" not in row["snippet"] and "\x03" not in row["snippet"]
+    assert json.loads(text(await client.call_tool("search", {"query": "tariff sync"}))) == ok(
+        await client.call_tool("search", {"query": "tariff sync"})
+    )
+
+
+async def test_hybrid_search_is_the_default(client: Client, sample: Vault) -> None:
+    data = ok(await client.call_tool("search", {"query": "heat pump gateway"}))
+    assert data["mode"] == "hybrid" and data["notices"] == []
+    direct = sample.search("heat pump gateway")
+    assert [r["path"] for r in data["results"]] == [h.path for h in direct.hits]
+
+
+async def test_search_filters_reach_the_core(client: Client) -> None:
+    by_path = ok(
+        await client.call_tool(
+            "search", {"query": "plan", "mode": "keyword", "path": "personal/", "limit": 50}
+        )
+    )
+    assert by_path["results"] and all(
+        r["path"].startswith("personal/") for r in by_path["results"]
+    )
+    by_tag = ok(
+        await client.call_tool("search", {"query": "soup", "mode": "keyword", "tag": "recipe"})
+    )
+    assert [r["path"] for r in by_tag["results"]] == ["personal/recipes/Miso Soup.md"]
+    none = ok(
+        await client.call_tool(
+            "search", {"query": "tariff", "mode": "keyword", "since": "2030-01-01"}
+        )
+    )
+    assert none["results"] == []
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "x", "limit": 51},
+        {"query": "x", "limit": 0},
+        {"query": "x", "mode": "fuzzy"},
+        {"query": "x", "since": "2026-13-01"},
+        {"query": ""},
+        {"query": "x" * 2001},
+        {},
+    ],
+)
+async def test_search_refuses_arguments_outside_its_schema(
+    client: Client, arguments: dict[str, Any]
+) -> None:
+    assert failed(await client.call_tool("search", arguments))
+
+
+# --------------------------------------------------------------------------- reading notes
+
+
+async def test_read_note_by_alias_gives_the_whole_text(client: Client, sample: Vault) -> None:
+    result = await client.call_tool("read_note", {"ref": "M. Chen"})
+    data = ok(result)
+    on_disk = (sample.root / "Maya Chen.md").read_text(encoding="utf-8").splitlines()
+    assert data == {
+        "path": "Maya Chen.md",
+        "title": "Maya Chen",
+        "heading": None,
+        "start_line": 1,
+        "end_line": len(on_disk),
+        "text": "\n".join(on_disk),
+        "truncated": False,
+    }
+    assert text(result) == f"Maya Chen.md, lines 1-{len(on_disk)}\n\n" + "\n".join(on_disk)
+
+
+async def test_read_note_reads_one_section_matched_like_obsidian(
+    client: Client, sample: Vault
+) -> None:
+    data = ok(
+        await client.call_tool("read_note", {"ref": "Tariff Optimizer", "heading": "my plan"})
+    )
+    lines = (sample.root / "work/projects/Tariff Optimizer.md").read_text("utf-8").splitlines()
+    assert (data["path"], data["heading"]) == ("work/projects/Tariff Optimizer.md", "My Plan!")
+    assert (data["start_line"], data["end_line"]) == (32, 41)
+    assert data["text"] == "\n".join(lines[31:41])
+    assert data["text"].startswith("## My Plan!\n")
+
+
+async def test_read_note_names_the_headings_when_one_is_missing(client: Client) -> None:
+    message = failed(await client.call_tool("read_note", {"ref": "Maya", "heading": "nope"}))
+    assert message == (
+        "Maya Chen.md has no heading 'nope' (headings: Maya Chen; Work; Life; Key facts)"
+    )
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "../outside.md",
+        "../../../../etc/passwd",
+        "/etc/passwd",
+        "outside",
+        "..%2Foutside.md",
+        "%2E%2E%2Foutside.md",
+        "..\\outside.md",
+        "work/../../outside.md",
+        "Maya Chen.md\x00../outside.md",
+        "file:///etc/passwd",
+    ],
+)
+async def test_read_note_never_leaves_the_vault(client: Client, sample: Vault, ref: str) -> None:
+    secret = sample.root.parent / "outside.md"
+    secret.write_text("# Outside\nTOP-SECRET-OUTSIDE\n", encoding="utf-8")
+    result = await client.call_tool("read_note", {"ref": ref})
+    message = failed(result)
+    assert "TOP-SECRET" not in message and "root:" not in message
+
+
+async def test_symlinks_leading_out_of_the_vault_are_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write_files(outside, {"secret.md": "# Secret\nTOP-SECRET-LINKED\n"})
+    root = tmp_path / "vault"
+    write_files(root, {".obsidian/app.json": "{}", "inside.md": "# Inside\nhello\n"})
+    os.symlink(outside / "secret.md", root / "linked.md")
+    os.symlink(outside, root / "linked-folder")
+    vault = Vault(root)
+    vault.embedder_spec = "fake"
+    vault.reindex()
+    async with Client(build_server(vault)) as c:
+        for ref in ("linked", "linked.md", "linked-folder/secret.md", "secret"):
+            assert "TOP-SECRET" not in failed(await c.call_tool("read_note", {"ref": ref}))
+        # A note indexed while it was a file, then swapped for a symlink leading out.
+        (root / "inside.md").unlink()
+        os.symlink(outside / "secret.md", root / "inside.md")
+        message = failed(await c.call_tool("read_note", {"ref": "inside"}))
+        assert "outside the vault" in message and "TOP-SECRET" not in message
+        found = ok(await c.call_tool("search", {"query": "TOP-SECRET-LINKED", "mode": "keyword"}))
+        assert found["results"] == []
+
+
+async def test_long_notes_are_cut_at_a_line_end(tmp_path: Path) -> None:
+    from vaultmem import server
+
+    root = tmp_path / "vault"
+    line = "word " * 19 + "end"
+    write_files(root, {".obsidian/app.json": "{}", "big.md": "\n".join([line] * 3000) + "\n"})
+    vault = Vault(root)
+    vault.embedder_spec = "fake"
+    vault.reindex()
+    async with Client(build_server(vault)) as c:
+        result = await c.call_tool("read_note", {"ref": "big"})
+    data = ok(result)
+    assert data["truncated"] is True
+    assert len(data["text"]) <= server.MAX_NOTE_CHARS
+    assert data["text"].split("\n")[-1] == line  # whole lines only
+    assert data["end_line"] == data["text"].count("\n") + 1 < 3000
+    assert text(result).endswith(
+        f"[cut at line {data['end_line']} of 3000: pass a heading to read one section]"
+    )
+
+
+# --------------------------------------------------------------------------- links
+
+
+async def test_backlinks_list_every_linking_line(client: Client) -> None:
+    data = ok(await client.call_tool("backlinks", {"ref": "Priya"}))
+    assert data["note"] == "work/people/Priya Raman.md" and data["total"] == 7
+    assert [(b["path"], b["line"], b["relation"]) for b in data["backlinks"]] == [
+        ("episodes/2026-11-12 Gateway beta rollback.md", 5, "entities"),
+        ("inbox/2026-11-29 claude-code.md", 20, "links_to"),
+        ("personas/work-assistant.md", 27, "links_to"),
+        ("work/Heatwise.md", 24, "links_to"),
+        ("work/projects/Heatwise Gateway.md", 11, "related"),
+        ("work/projects/Heatwise Gateway.md", 19, "links_to"),
+        ("work/projects/Heatwise Gateway.md", 24, "owner"),
+    ]
+    assert data["backlinks"][2]["context"] == (
+        "- Ask before scheduling anything with [[Priya Raman]] on a Friday."
+    )
+    capped = ok(await client.call_tool("backlinks", {"ref": "Priya", "limit": 2}))
+    assert capped["total"] == 7 and len(capped["backlinks"]) == 2
+
+
+async def test_unknown_notes_get_the_message_the_cli_prints(client: Client) -> None:
+    message = failed(await client.call_tool("backlinks", {"ref": "Priyaa Raman"}))
+    assert message == (
+        "no note named 'Priyaa Raman'; did you mean 'Priya Raman'? "
+        '(`vaultmem search "Priyaa Raman"` searches the text)'
+    )
+
+
+async def test_find_connections_walks_the_shortest_path(client: Client) -> None:
+    data = ok(await client.call_tool("find_connections", {"start": "Maya", "end": "Miso Soup"}))
+    assert data["found"] is True and data["why_not"] is None
+    assert data["start"] == {"id": "Maya Chen.md", "title": "Maya Chen", "kind": "note"}
+    assert [(h["src"], h["dst"], h["relation"], h["direction"]) for h in data["hops"]] == [
+        ("Maya Chen.md", "personal/recipes/Weekly Meal Plan.md", "links_to", "-->"),
+        ("personal/recipes/Weekly Meal Plan.md", "personal/recipes/Miso Soup.md", "links_to", "-->"),
+    ]
+    assert data["hops"][-1]["dst_title"] == "Miso Soup"
+
+
+async def test_find_connections_says_why_there_is_no_path(client: Client) -> None:
+    data = ok(await client.call_tool("find_connections", {"start": "Gift Ideas", "end": "Maya"}))
+    assert data["found"] is False and data["hops"] == []
+    assert data["why_not"] == "no chain of links joins them: they are in separate groups of notes"
+    assert data["ends"][0] == {"id": "personal/Gift Ideas.md", "linked_notes": 0, "group_size": 1}
+    near = ok(
+        await client.call_tool(
+            "find_connections", {"start": "Maya", "end": "Miso Soup", "max_depth": 1}
+        )
+    )
+    assert near["found"] is False
+    assert near["why_not"] == "they are linked, but not within 1 hops: try a larger max_depth"
+
+
+async def test_neighbors_match_the_graph(client: Client, sample: Vault) -> None:
+    data = ok(await client.call_tool("neighbors", {"ref": "Tariff Optimizer", "depth": 2}))
+    G = sample.graph()
+    expected = link_graph.neighbors(G, "work/projects/Tariff Optimizer.md", depth=2)
+    assert data["total"] == len(expected)
+    assert [(n["id"], n["distance"]) for n in data["neighbors"]] == expected[:50]
+    wanted = [n for n in data["neighbors"] if n["kind"] == "wanted"]
+    assert {"id": "wanted:load forecasting", "title": "Load Forecasting"}.items() <= wanted[
+        0
+    ].items()
+    assert failed(await client.call_tool("neighbors", {"ref": "Maya", "depth": 4}))
+
+
+async def test_knowledge_gaps_are_summarised_and_bounded(client: Client, sample: Vault) -> None:
+    data = ok(await client.call_tool("knowledge_gaps", {"limit": 2}))
+    report = gaps_report(sample)
+    assert data["notes"] == 43 and data["totals"] == report.totals()
+    assert data["orphans"] == ["personal/Gift Ideas.md"]
+    assert data["dead_ends"] == ["work/people/Jonas Berg.md"]
+    assert data["wanted"][0] == {
+        "name": "Load Forecasting",
+        "wanted_by": 4,
+        "linked_from": [
+            "daily/2026-11-29.md",
+            "work/Architecture Decisions.md",
+            "work/Q4 Roadmap.md",
+            "work/projects/Tariff Optimizer.md",
+        ],
+    }
+    for key, value in data.items():
+        if isinstance(value, list):
+            assert len(value) <= 2, key
+
+
+# --------------------------------------------------------------------------- personas
+
+
+async def test_list_personas(client: Client, sample: Vault) -> None:
+    persona = pytest.importorskip("vaultmem.persona")
+    data = ok(await client.call_tool("list_personas", {}))
+    expected = persona.list_personas(sample)
+    assert [p["slug"] for p in data["personas"]] == [p.slug for p in expected]
+    assert {"health-coach", "work-assistant"} <= {p["slug"] for p in data["personas"]}
+    row = next(p for p in data["personas"] if p["slug"] == "work-assistant")
+    assert row["path"] == "personas/work-assistant.md"
+
+
+async def test_persona_context_is_the_loaded_persona(client: Client, sample: Vault) -> None:
+    persona = pytest.importorskip("vaultmem.persona")
+    result = await client.call_tool("persona_context", {"slug": "work-assistant"})
+    assert not result.is_error, text(result)
+    loaded = persona.load_persona(sample, "work-assistant")
+    assert text(result) == loaded.to_markdown()
+    assert result.structured_content == json.loads(json.dumps(loaded.to_json()))
+    footer = result.content[1]
+    assert isinstance(footer, TextContent)
+    assert footer.text.startswith(f"[persona work-assistant: {loaded.used} of {loaded.budget}")
+    small = await client.call_tool("persona_context", {"slug": "work-assistant", "budget": 600})
+    assert text(small) == persona.load_persona(sample, "work-assistant", 600).to_markdown()
+    assert len(text(small)) < len(text(result))
+    again = await client.call_tool("persona_context", {"slug": "work-assistant"})
+    assert text(again) == text(result)  # stable: an agent's prompt cache keeps working
+    assert failed(await client.call_tool("persona_context", {"slug": "nobody-here"}))
+
+
+async def test_persona_notes_are_resources(client: Client, sample: Vault) -> None:
+    pytest.importorskip("vaultmem.persona")
+    listed = {str(r.uri): r for r in (await client.list_resources()).resources}
+    assert "vaultmem://persona/work-assistant" in listed
+    assert listed["vaultmem://persona/work-assistant"].mime_type == "text/markdown"
+    read = await client.read_resource("vaultmem://persona/work-assistant")
+    body = read.contents[0]
+    assert isinstance(body, TextResourceContents)
+    on_disk = (sample.root / "personas/work-assistant.md").read_text("utf-8").splitlines()
+    assert body.text == "\n".join(on_disk)
+    templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+    assert templates == {"vaultmem://persona/{slug}", "vaultmem://persona/{slug}/context"}
+    for uri in ("vaultmem://persona/..%2F..%2Fetc%2Fpasswd", "vaultmem://persona/nobody"):
+        with pytest.raises(Exception) as caught:
+            await client.read_resource(uri)
+        assert "root:" not in str(caught.value)
+
+
+# --------------------------------------------------------------------------- freshness
+
+
+def _wait_for(condition: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Vault, Any]]:
+    vault = copy_sample(tmp_path / "vault")
+    with serving(vault) as freshness:
+        _wait_for(freshness.ready.is_set)
+        yield vault, freshness
+
+
+async def test_an_edit_on_disk_is_seen_by_the_next_call(served: tuple[Vault, Any]) -> None:
+    vault, freshness = served
+    async with Client(build_server(vault, freshness)) as c:
+        before = ok(await c.call_tool("search", {"query": "axolotl", "mode": "keyword"}))
+        assert before["results"] == []
+        note = vault.root / "personal" / "Pets.md"
+        note.write_text("# Pets\n\nWe might adopt an axolotl in spring.\n", encoding="utf-8")
+        _wait_for(lambda: freshness.pending)
+        after = ok(await c.call_tool("search", {"query": "axolotl", "mode": "keyword"}))
+        assert [r["path"] for r in after["results"]] == ["personal/Pets.md"]
+        read = ok(await c.call_tool("read_note", {"ref": "Pets"}))
+        assert "axolotl" in read["text"]
+        note.write_text("# Pets\n\nNo pets after all.\n", encoding="utf-8")
+        _wait_for(lambda: freshness.pending)
+        gone = ok(await c.call_tool("search", {"query": "axolotl", "mode": "keyword"}))
+        assert gone["results"] == []
+
+
+def test_serving_builds_a_missing_index(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".vaultmem"))
+    vault = Vault(root)
+    vault.embedder_spec = "fake"
+    assert not vault.index_path.exists()
+    with serving(vault):
+        assert vault.stats().notes == 43
