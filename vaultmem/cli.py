@@ -438,10 +438,12 @@ def doctor(obj: Ctx, as_json: bool, limit: int) -> None:
 # Registered last: these modules import the helpers above.
 from vaultmem.cli_graph import gaps_group, graph_group  # noqa: E402
 from vaultmem.cli_mcp import mcp_cmd  # noqa: E402
+from vaultmem.cli_persona import persona_group  # noqa: E402
 
 cli.add_command(graph_group)
 cli.add_command(gaps_group)
 cli.add_command(mcp_cmd)
+cli.add_command(persona_group)
 
 
 def main() -> None:

@@ -29,6 +29,9 @@ max_file_mb = 10
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
 [links]
 url_prefixes = {}
+
+# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
+# personas_folder = "personas"
 """
 
 
@@ -39,6 +42,7 @@ class Config:
     url_prefixes: dict[str, str] = field(default_factory=dict)
     embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
+    personas_folder: str = "personas"
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -75,11 +79,26 @@ def load_config(vault: Path) -> Config:
     for key, value in (("embedder", embedder), ("llm", llm)):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"{path}: `{key}` must be a string such as \"ollama:<model>\"")
+    personas_folder = data.pop("personas_folder", "personas")
+    if not isinstance(personas_folder, str) or not _safe_folder(personas_folder):
+        raise ConfigError(
+            f'{path}: `personas_folder` must be a folder inside the vault, such as "personas"'
+        )
     return Config(
         exclude=tuple(exclude),
         max_file_mb=float(max_mb),
         url_prefixes=prefixes,
         embedder=embedder,
         llm=llm,
+        personas_folder=personas_folder.strip().strip("/"),
         extra=data,
     )
+
+
+def _safe_folder(folder: str) -> bool:
+    """A vault-relative folder, outside dot-folders and never above the vault ("" is the root)."""
+    cleaned = folder.strip()
+    if cleaned.startswith("/") or "\\" in cleaned or "\x00" in cleaned:
+        return False
+    cleaned = cleaned.rstrip("/")
+    return not cleaned or all(p and not p.startswith(".") for p in cleaned.split("/"))

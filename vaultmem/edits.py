@@ -48,3 +48,29 @@ def replace_file(path: Path, new: bytes, expected_digest: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def create_file(path: Path, data: bytes) -> None:
+    """Atomically create `path` holding `data`, refusing (FileExistsError) if it exists.
+
+    The text is written and flushed to a temporary file first, then hard-linked into place: the
+    link fails if the name exists, so a file created meanwhile is never overwritten and a crash
+    leaves either no file or the whole one. Folders without hard links get an exclusive create.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".vaultmem-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a note is readable like its neighbours
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here (some network or FAT file systems)
+            with open(path, "xb") as out:
+                out.write(data)
+    finally:
+        os.unlink(tmp)

@@ -1,0 +1,664 @@
+"""Personas: list them, load one's context within a character budget, create one from a template.
+
+A persona is `<personas folder>/<slug>.md` with `type: persona`, `role`, optional `aliases` and
+`budget` in its front matter. Loading it gives an agent, in this order and never more than the
+budget (except the persona note itself, which is never cut):
+
+1. the persona note's body, verbatim (its front matter is machine data and is left out);
+2. its facts: the front matter properties that are facts rather than bookkeeping (its inline
+   `key:: value` fields are already in the body and are not repeated);
+3. its working set, ranked: the notes it links to and the notes whose `persona:` property names
+   it, each as its opening paragraph(s) (or the linked section) followed by its facts.
+
+The same vault gives byte-identical output: no clock, no file times, ties broken by path.
+docs/personas.md explains the ranking and the cut.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Literal
+
+from vaultmem import store
+from vaultmem.edits import create_file
+from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
+from vaultmem.parser import split_front_matter
+from vaultmem.resolver import heading_key
+
+if TYPE_CHECKING:
+    from vaultmem.vault import Vault
+
+DEFAULT_BUDGET = 5000
+SECTIONS = ("Critical Context", "Preferences", "Active Projects", "Key Facts", "Decisions Made")
+OPENING_MIN = 200  # a first paragraph shorter than this brings the next one along
+OPENING_MAX = 800  # an opening never takes more (in whole lines; the first line always counts)
+
+PartKind = Literal["persona", "facts", "working_set"]
+KINDS: tuple[PartKind, ...] = ("persona", "facts", "working_set")
+
+# Properties that describe the file rather than the world: never shown as facts.
+_BOOKKEEPING = frozenset(
+    {"aliases", "alias", "tags", "tag", "cssclasses", "cssclass", "persona", "publish", "decay"}
+)
+_PERSONA_OWN = _BOOKKEEPING | {"type", "budget"}
+# Where a link sits in the persona note says how much it matters (lower first).
+_SECTION_TIER = {heading_key("Critical Context"): 0, heading_key("Active Projects"): 1}
+_OTHER_TIER = 2
+_MEMBER_TIER = 3  # only a `persona:` property, no link from the persona
+_SLUG_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,79}\Z")
+_BLOCK_ID_RE = re.compile(r"\s+\^[A-Za-z0-9-]+\s*\Z")
+_HEADING_RE = re.compile(r" {0,3}#{1,6}(\s|\Z)")
+_EMBED_ONLY_RE = re.compile(r"\s*(!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\))\s*\Z")
+_SKIP_START = ("```", "~~~", "%%", "<!--", "^")
+
+
+class PersonaExists(VaultmemError):
+    """`persona new` would overwrite a file."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class PersonaInfo:
+    slug: str
+    path: str
+    title: str
+    role: str
+    budget: int
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ContextPart:
+    """One piece of a loaded persona: its note, its facts, or one note of its working set."""
+
+    kind: PartKind
+    source: str  # vault path the text came from
+    heading: str | None  # the section of `source` it came from, when the persona linked one
+    text: str  # whole lines, each ending in "\n"
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+@dataclass(frozen=True)
+class PersonaContext:
+    slug: str
+    path: str
+    role: str
+    budget: int
+    parts: tuple[ContextPart, ...]
+    left_out: tuple[str, ...]  # sources that did not fit the budget (for the report)
+
+    @property
+    def used(self) -> int:
+        """Characters of `to_markdown()`: what the agent receives, headings included."""
+        return sum(len(block) for _, block in _rendered(self.parts))
+
+    @property
+    def over_budget(self) -> bool:
+        """Only when the persona note alone is longer than the budget (it is never cut)."""
+        return self.used > self.budget
+
+    def usage(self) -> dict[str, int]:
+        """Characters of `to_markdown()` per kind of part; they add up to `used`."""
+        out: dict[str, int] = dict.fromkeys(KINDS, 0)
+        for part, block in _rendered(self.parts):
+            out[part.kind] += len(block)
+        return out
+
+    def to_markdown(self) -> str:
+        """What an agent pastes into its prompt."""
+        return "".join(block for _, block in _rendered(self.parts))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "slug": self.slug,
+            "path": self.path,
+            "role": self.role,
+            "budget": self.budget,
+            "used": self.used,
+            "over_budget": self.over_budget,
+            "usage": self.usage(),
+            "left_out": list(self.left_out),
+            "parts": [
+                {
+                    "kind": p.kind,
+                    "source": p.source,
+                    "heading": p.heading,
+                    "chars": p.chars,
+                    "text": p.text,
+                }
+                for p in self.parts
+            ],
+        }
+
+
+def _part_block(part: ContextPart, first_of_kind: bool) -> str:
+    """A part as it reads in the markdown, with the headings that frame it."""
+    if part.kind == "persona":
+        return part.text
+    if part.kind == "facts":
+        return "\n## Persona facts\n" + part.text
+    intro = "\n## Working set\n" if first_of_kind else ""
+    title = PurePosixPath(part.source).name.removesuffix(".md")
+    if part.heading:
+        title += f" › {part.heading}"
+    return f"{intro}\n### {title} ({part.source})\n{part.text}"
+
+
+def _rendered(parts: Iterable[ContextPart]) -> Iterator[tuple[ContextPart, str]]:
+    seen: set[str] = set()
+    for part in parts:
+        yield part, _part_block(part, part.kind not in seen)
+        seen.add(part.kind)
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def list_personas(vault: Vault) -> tuple[PersonaInfo, ...]:
+    """Every persona note in the personas folder, by slug."""
+    folder = vault.config.personas_folder
+    out = []
+    for path, title, fm_json, aliases_json in store.notes_in_folder(vault.conn, folder):
+        fm = json.loads(fm_json)
+        if not _is_persona(fm):
+            continue
+        role = fm.get("role")
+        out.append(
+            PersonaInfo(
+                slug=title,
+                path=path,
+                title=title,
+                role=" ".join(role.split()) if isinstance(role, str) else "",
+                budget=_budget(fm.get("budget")),
+                aliases=tuple(json.loads(aliases_json)),
+            )
+        )
+    return tuple(sorted(out, key=lambda p: (p.slug.casefold(), p.slug)))
+
+
+def _is_persona(fm: dict[str, object]) -> bool:
+    kind = fm.get("type")
+    return isinstance(kind, str) and kind.strip().casefold() == "persona"
+
+
+def _budget(value: object) -> int:
+    """The front matter budget when it is a whole number of characters, else the default."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return DEFAULT_BUDGET
+
+
+def _check_ref(ref: str) -> str:
+    """A persona name an agent or a person typed: never a path, whatever it contains."""
+    name = ref.strip()
+    if not name:
+        raise UsageError("no persona given: `vaultmem persona list` shows the personas")
+    hostile = (
+        "/" in name
+        or "\\" in name
+        or ".." in name
+        or name.startswith(".")
+        or any(ord(c) < 32 or ord(c) == 127 for c in name)
+    )
+    if hostile or len(name) > 200:
+        raise UsageError(
+            f"{ref!r} is not a persona name: give a slug such as work-assistant (a file name in "
+            "the personas folder, without folders or `..`); `vaultmem persona list` shows them"
+        )
+    return name
+
+
+def find_persona(vault: Vault, ref: str) -> PersonaInfo:
+    """A persona by slug or alias (case-insensitive), from the index only."""
+    name = _check_ref(ref)
+    personas = list_personas(vault)
+    want = name.removesuffix(".md").casefold()
+    for match in (
+        lambda p: p.slug == name.removesuffix(".md"),
+        lambda p: p.slug.casefold() == want,
+        lambda p: any(a.casefold() == name.casefold() for a in p.aliases),
+    ):
+        found = [p for p in personas if match(p)]
+        if len(found) == 1:
+            return found[0]
+    folder = vault.config.personas_folder or "the vault root"
+    known = ", ".join(p.slug for p in personas)
+    not_persona = [
+        path
+        for path, title, _, _ in store.notes_in_folder(vault.conn, vault.config.personas_folder)
+        if title.casefold() == want
+    ]
+    if not_persona:
+        hint = f"{not_persona[0]} has no `type: persona` in its front matter"
+    elif known:
+        hint = f"known personas: {known}"
+    else:
+        hint = f"no personas in {folder} yet (`vaultmem persona new SLUG --role TEXT` makes one)"
+    raise NoteNotFound(f"no persona {name!r}: {hint}; `vaultmem persona list` shows them all")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass
+class _Member:
+    """A working-set note and how the persona points at it."""
+
+    path: str
+    tier: int = _MEMBER_TIER
+    links: int = 0
+    first_line: int = 1 << 30
+    whole: bool = False  # linked at least once without a heading
+    heading: str | None = None  # the first linked heading, used when never linked whole
+    tagged: bool = False  # its `persona:` property names this persona
+    date: str = ""
+
+    def rank(self) -> tuple[int, int, int, tuple[int, ...], str]:
+        # Newer dates first, undated last; only reached between unlinked members.
+        newest_first = tuple(-ord(c) for c in self.date) if self.date else (1,)
+        return (self.tier, -self.links, self.first_line, newest_first, self.path)
+
+
+# A line of a part, with what it says for deduplication: (text, normalised line, fact key).
+_Item = tuple[str, str | None, tuple[str, str, str] | None]
+
+
+@dataclass
+class _Packer:
+    """Fills the budget part by part, whole lines only, and remembers what it has said."""
+
+    budget: int
+    parts: list[ContextPart] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    seen_lines: set[str] = field(default_factory=set)
+    seen_facts: set[tuple[str, str, str]] = field(default_factory=set)
+    used: int = 0
+
+    def frame(self, kind: PartKind, source: str, heading: str | None) -> int:
+        """Characters of the headings a part of `kind` would come with."""
+        first = all(p.kind != kind for p in self.parts)
+        return len(_part_block(ContextPart(kind, source, heading, ""), first))
+
+    def place(self, part: ContextPart) -> None:
+        self.used += self.frame(part.kind, part.source, part.heading) + part.chars
+        self.parts.append(part)
+
+    def add(self, kind: PartKind, source: str, heading: str | None, items: Sequence[_Item]) -> bool:
+        """Add as many of `items` as fit, in order, each unless already said.
+
+        True when nothing had to be cut; a part is added when at least one line fits (or, for a
+        note with nothing to say, when its heading fits).
+        """
+        room = self.budget - self.used - self.frame(kind, source, heading)
+        taken: list[str] = []
+        complete = True
+        for text, norm, fact in items:
+            if (norm and norm in self.seen_lines) or (fact and fact in self.seen_facts):
+                continue
+            if len(text) + 1 > room:
+                complete = False
+                break
+            taken.append(text)
+            room -= len(text) + 1
+            if norm:
+                self.seen_lines.add(norm)
+            if fact:
+                self.seen_facts.add(fact)
+        if taken or (complete and room >= 0):
+            self.place(ContextPart(kind, source, heading, "".join(f"{t}\n" for t in taken)))
+        return complete
+
+
+def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaContext:
+    """The persona's note, facts and working set, ranked and cut to the budget (see module doc)."""
+    info = find_persona(vault, slug)
+    if budget is not None and budget < 0:
+        raise UsageError(f"the budget is a number of characters, not {budget}")
+    chars = info.budget if budget is None else budget
+    conn = vault.conn
+    lines = _note_lines(vault, info.path)
+    if lines is None:
+        raise NoteNotFound(f"{info.path} is in the index but not on disk: run `vaultmem reindex`")
+    body = _trim_blank(lines[_front_matter_lines(lines) :])
+    packer = _Packer(chars)
+    # (1) The persona note is never cut: an agent without its instructions is the wrong agent.
+    packer.place(ContextPart("persona", info.path, None, "".join(f"{x}\n" for x in body)))
+    packer.seen_lines.update(n for n in (_norm(x) for x in body) if _worth_dedup(n))
+    meta = store.note_facts(conn, [info.path]).get(info.path)
+    fm: dict[str, object] = json.loads(meta[1]) if meta else {}
+    entity = _entity(fm, info.title)
+    for key, value, _line, source in store.fields_of(conn, [info.path])[info.path]:
+        if source == "inline":  # in the body, said already
+            packer.seen_facts.add(_fact_key(entity, key, _strip_block_id(value)))
+
+    # (2) The persona's facts: properties that are not the persona's own bookkeeping.
+    facts = _property_facts(fm, _PERSONA_OWN, entity)
+    if facts and not packer.add("facts", info.path, None, facts):
+        packer.left_out.append(info.path)  # some of the persona's facts did not fit
+
+    # (3) The working set, best first; each note once, nothing said twice.
+    _pack_working_set(vault, _working_set(vault, info), packer)
+    return PersonaContext(
+        slug=info.slug,
+        path=info.path,
+        role=info.role,
+        budget=chars,
+        parts=tuple(packer.parts),
+        left_out=tuple(packer.left_out),
+    )
+
+
+def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
+    conn = vault.conn
+    sections = [
+        (line, end, _SECTION_TIER.get(heading_key(text), _OTHER_TIER))
+        for _level, text, line, end in store.heading_ranges(conn, info.path)
+    ]
+    members: dict[str, _Member] = {}
+    for line, dst, kind, heading, block in store.outgoing_links(conn, info.path):
+        if dst is None or kind != "note" or dst == info.path:
+            continue  # wanted notes and attachments have no text to give
+        m = members.setdefault(dst, _Member(dst))
+        tier = min((t for start, end, t in sections if start <= line <= end), default=_OTHER_TIER)
+        m.tier = min(m.tier, tier)
+        m.links += 1
+        m.first_line = min(m.first_line, line)
+        if heading and not block:
+            m.heading = m.heading or heading
+        else:
+            m.whole = True
+    for path, value in store.property_values(conn, "persona"):
+        if path != info.path and _names_persona(value, info.slug):
+            m = members.setdefault(path, _Member(path))
+            m.tagged = True
+            m.links += 1  # opting in counts like one more link from the persona
+    unlinked = [m.path for m in members.values() if m.tier == _MEMBER_TIER]
+    for path, (date, *_rest) in store.note_facts(conn, unlinked).items():
+        members[path].date = (date or "")[:10]
+    return sorted(members.values(), key=_Member.rank)
+
+
+def _names_persona(value: str, slug: str) -> bool:
+    """Whether a `persona:` property value (a string, a link or a JSON list) names `slug`."""
+    try:
+        parsed = json.loads(value) if value.startswith("[") else value
+    except json.JSONDecodeError:
+        parsed = value
+    names = parsed if isinstance(parsed, list) else [parsed]
+    return any(isinstance(name, str) and _link_name(name) == slug.casefold() for name in names)
+
+
+def _link_name(value: str) -> str:
+    """`[[folder/Name#x|shown]]`, `Name.md` or `Name` -> "name"."""
+    name = value.strip().removeprefix("[[").removesuffix("]]").split("|")[0].split("#")[0]
+    return PurePosixPath(name.strip()).name.removesuffix(".md").casefold()
+
+
+def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> None:
+    conn = vault.conn
+    batch = 32  # notes are read in rank order, and only while the budget lasts
+    for start in range(0, len(members), batch):
+        group = members[start : start + batch]
+        paths = [m.path for m in group]
+        if packer.used + packer.frame("working_set", paths[0], None) >= packer.budget:
+            packer.left_out.extend(paths)  # not even a heading fits: nothing more to read
+            continue
+        fields = store.fields_of(conn, paths)
+        meta = store.note_facts(conn, paths)
+        tasks = store.task_lines(conn, paths)
+        for m in group:
+            lines = _note_lines(vault, m.path)
+            if lines is None:
+                packer.left_out.append(m.path)
+                continue
+            fm: dict[str, object] = json.loads(meta[m.path][1]) if m.path in meta else {}
+            own_tasks = {line for path, line in tasks if path == m.path}
+            heading, items = _excerpt(conn, m, lines, fm, fields[m.path], own_tasks)
+            placed = len(packer.parts)
+            packer.add("working_set", m.path, heading, items)
+            if len(packer.parts) == placed:
+                packer.left_out.append(m.path)
+
+
+def _excerpt(
+    conn: store.Connection,
+    m: _Member,
+    lines: list[str],
+    fm: dict[str, object],
+    fields: list[tuple[str, str, int, str]],
+    task_lines: set[int],
+) -> tuple[str | None, list[_Item]]:
+    """(heading, lines) a note gives the working set: its opening, then its facts."""
+    first, last, heading = _front_matter_lines(lines) + 1, len(lines), None
+    if m.heading and not m.whole:
+        key = heading_key(m.heading.split("#")[-1])
+        for _level, text, line, end in store.heading_ranges(conn, m.path):
+            if heading_key(text) == key:
+                first, last, heading = line + 1, end, text
+                break
+    entity = _entity(fm, PurePosixPath(m.path).name.removesuffix(".md"))
+    summary = fm.get("summary") or fm.get("description") if heading is None else None
+    opening: list[tuple[int, str]]
+    if isinstance(summary, str) and summary.strip():
+        opening = [(0, " ".join(summary.split()))]
+    else:
+        summary = None
+        inline_lines = {ln for _k, _v, ln, src in fields if src == "inline"}
+        opening = _opening(lines, first, last, inline_lines)
+    items: list[_Item] = [(t, n if _worth_dedup(n := _norm(t)) else None, None) for _, t in opening]
+    shown = {n for n, _ in opening}
+    own: set[tuple[str, str, str]] = set()
+    for key, value, line, source in fields:
+        if source != "inline" or not first <= line <= last or key.casefold() == "was":
+            continue  # `was::` is history; task fields describe the task, not the note
+        if line in task_lines or line in shown:
+            continue
+        value = _strip_block_id(value)
+        fact = _fact_key(entity, key, value)
+        if value and fact not in own:
+            own.add(fact)
+            items.append((f"- {key}:: {value}", None, fact))
+    if heading is None:
+        skip = _BOOKKEEPING | ({"summary", "description"} if summary else set())
+        items += [i for i in _property_facts(fm, skip, entity) if i[2] not in own]
+    return heading, items
+
+
+def _paragraphs(lines: list[str], first: int, last: int) -> Iterator[list[tuple[int, str]] | None]:
+    """The paragraphs of lines first..last (1-based) as (number, text) lists; None: a heading.
+
+    A fenced code block is one paragraph, blank lines and all, so it is skipped as a whole.
+    """
+    current: list[tuple[int, str]] = []
+    fence: str | None = None
+    for number in range(first, min(last, len(lines)) + 1):
+        text = lines[number - 1].rstrip()
+        stripped = text.lstrip()
+        if fence is not None:
+            current.append((number, text))
+            if stripped.startswith(fence):
+                fence = None
+            continue
+        if stripped.startswith(("```", "~~~")):
+            if current:
+                yield current
+            current, fence = [(number, text)], stripped[:3]
+            continue
+        heading = bool(_HEADING_RE.match(text))
+        if stripped and not heading:
+            current.append((number, text))
+            continue
+        if current:
+            yield current
+            current = []
+        if heading:
+            yield None
+    if current:
+        yield current
+
+
+def _opening(
+    lines: list[str], first: int, last: int, field_lines: set[int]
+) -> list[tuple[int, str]]:
+    """The first useful paragraph(s) of a note or section, within OPENING_MIN..OPENING_MAX."""
+    out: list[tuple[int, str]] = []
+    size = 0
+    for paragraph in _paragraphs(lines, first, last):
+        if paragraph is None:
+            if out:
+                break  # the opening ends with its section
+            continue
+        if not _useful(paragraph, field_lines):
+            continue
+        for number, text in paragraph:
+            if out and size + len(text) + 1 > OPENING_MAX:
+                return out
+            out.append((number, text))
+            size += len(text) + 1
+        if size >= OPENING_MIN:
+            break
+    return out
+
+
+def _useful(paragraph: list[tuple[int, str]], field_lines: set[int]) -> bool:
+    """Not code, a comment, a lone embed or block id, or fields (those come as facts)."""
+    if paragraph[0][1].lstrip().startswith(_SKIP_START):
+        return False
+    if all(_EMBED_ONLY_RE.match(t) for _, t in paragraph):
+        return False
+    return not all(n in field_lines for n, _ in paragraph)
+
+
+def _property_facts(fm: dict[str, object], skip: Iterable[str], entity: str) -> list[_Item]:
+    """Front matter properties as `- key:: value` lines, in front matter order."""
+    leave = set(skip)
+    out: list[_Item] = []
+    for key, value in fm.items():
+        shown = _shown(value)
+        if key.casefold() not in leave and shown:
+            out.append((f"- {key}:: {shown}", None, _fact_key(entity, key, shown)))
+    return out
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(s for s in (_shown(v) for v in value) if s)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return ""
+    return " ".join(str(value).split())
+
+
+def _entity(fm: dict[str, object], title: str) -> str:
+    """Whom a note's facts are about: its `entity:` property (a name or a link), else itself."""
+    named = fm.get("entity")
+    if isinstance(named, str) and named.strip():
+        return _link_name(named)
+    return title.casefold()
+
+
+def _fact_key(entity: str, key: str, value: str) -> tuple[str, str, str]:
+    return entity, key.casefold(), _norm(value).casefold()
+
+
+def _strip_block_id(value: str) -> str:
+    return _BLOCK_ID_RE.sub("", value).strip()
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _trim_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return [x.rstrip() for x in lines[start:end]]
+
+
+def _front_matter_lines(lines: list[str]) -> int:
+    """How many lines the front matter block takes (0 without one)."""
+    return split_front_matter("\n".join(lines))[1]
+
+
+def _worth_dedup(norm: str) -> bool:
+    """Lines long enough that a repeat is a repeat (not `---`, `- [ ]` or a short label)."""
+    return len(norm) >= 12
+
+
+def _note_lines(vault: Vault, path: str) -> list[str] | None:
+    """The lines of an indexed note, read from disk; None when it is gone or unreadable.
+
+    `path` always comes from the index, and the file must still resolve inside the vault (a
+    symlink swapped in since the last reindex is refused).
+    """
+    root = vault.root.resolve()
+    full = (root / path).resolve()
+    if not full.is_relative_to(root) or full == root:
+        return None
+    try:
+        text = full.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\x00", "").split("\n")
+
+
+# --------------------------------------------------------------------------- creating
+
+
+def new_persona(vault: Vault, slug: str, role: str) -> Path:
+    """Write `<personas folder>/<slug>.md` from the template, refusing to overwrite anything."""
+    if not _SLUG_RE.match(slug):
+        raise UsageError(
+            f"{slug!r} cannot be a persona slug: use lowercase letters, digits, '-' and '_', "
+            "starting with a letter or digit (for example work-assistant)"
+        )
+    role = " ".join(role.split())
+    if not role:
+        raise UsageError("give the persona a role: --role 'Engineering assistant for Maya'")
+    folder = vault.root / vault.config.personas_folder
+    path = folder / f"{slug}.md"
+    if not path.resolve().is_relative_to(vault.root.resolve()):
+        raise UsageError(f"{path} would be outside the vault; check `personas_folder`")
+    rel = path.relative_to(vault.root).as_posix()
+    refusal = PersonaExists(
+        f"{rel} already exists; vaultmem never overwrites a note. Edit it, or pick another slug"
+    )
+    if path.exists():
+        raise refusal
+    try:
+        create_file(path, persona_template(slug, role).encode("utf-8"))
+    except FileExistsError:
+        raise refusal from None
+    return path
+
+
+def persona_template(slug: str, role: str) -> str:
+    """A new persona note: front matter and the recommended sections, empty."""
+    title = slug.replace("-", " ").replace("_", " ").strip().capitalize()
+    sections = "".join(f"\n## {s}\n\n" for s in SECTIONS)
+    return (
+        "---\n"
+        "type: persona\n"
+        f"role: {json.dumps(role, ensure_ascii=False)}\n"
+        f"budget: {DEFAULT_BUDGET}\n"
+        "---\n"
+        f"# {title}\n\n"
+        f"{role.rstrip('.')}.\n" + sections.rstrip("\n") + "\n"
+    )
