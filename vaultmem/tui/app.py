@@ -1,0 +1,276 @@
+"""The vaultmem Textual app: screens as modes, reindex and live refresh, errors as toasts."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from vaultmem.errors import NoIndex, SchemaMismatch, VaultmemError
+from vaultmem.indexer import ReindexReport
+from vaultmem.tui.commands import NotesProvider, note_entries, screen_commands
+from vaultmem.tui.fuzzy import NameIndex
+from vaultmem.tui.screens.browse import BrowseScreen
+from vaultmem.tui.screens.no_index import NoIndexScreen
+from vaultmem.tui.screens.note import NoteScreen
+from vaultmem.tui.screens.search import SearchScreen
+from vaultmem.tui.widgets.reindex_bar import ReindexProgress
+from vaultmem.vault import Vault
+
+if TYPE_CHECKING:
+    from vaultmem.live import Freshness
+
+PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
+
+
+class VaultmemApp(App[None]):
+    """Search, notes, browse (and the screens in MODES) over one `Vault`."""
+
+    CSS_PATH = "vaultmem.tcss"
+    TITLE = "vaultmem"
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
+        "search": SearchScreen,
+        "browse": BrowseScreen,
+    }
+    DEFAULT_MODE = "search"
+    COMMANDS = App.COMMANDS | {NotesProvider}
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (90, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "reindex", "Reindex", priority=True),
+        Binding("f1,question_mark", "help", "Keys"),
+        Binding("s", "mode('search')", "Search"),
+        Binding("b", "mode('browse')", "Browse"),
+        Binding("q", "quit", "Quit", show=False),
+    ]
+
+    reindex_progress: reactive[ReindexProgress | None] = reactive(None)
+
+    class FilesChanged(Message):
+        """Notes changed on disk (posted from the watcher's thread)."""
+
+        def __init__(self, paths: frozenset[str]) -> None:
+            super().__init__()
+            self.paths = paths
+
+    def __init__(self, vault: Vault, live: bool = True) -> None:
+        super().__init__()
+        self.vault = vault
+        self.live = live  # tests that drive reindexing by hand turn the watcher off
+        self.index_ok = False
+        self.index_generation = 0  # bumped after every reindex; screens reload when it moves
+        self.freshness: Freshness | None = None
+        self._reindexing = False
+        self._again = False  # files changed while a reindex ran: refresh once more after it
+        self._lock = threading.Lock()
+        self._dates: tuple[int, dict[str, str | None]] | None = None
+        self._names: tuple[int, NameIndex] | None = None
+        self.title = f"vaultmem · {vault.root.name}"
+
+    # ---- start and stop
+
+    def on_mount(self) -> None:
+        try:
+            _ = self.vault.conn  # opening the index checks it exists and has this schema
+        except (NoIndex, SchemaMismatch) as exc:
+            self.push_screen(NoIndexScreen(exc))
+            return
+        self._index_ready()
+
+    def _index_ready(self) -> None:
+        self.index_ok = True
+        self.vault.warm()
+        if self.live and self.freshness is None:
+            from vaultmem.live import Freshness
+
+            self.freshness = Freshness(self.vault, on_change=self._disk_changed)
+            self.freshness.start()
+
+    def on_unmount(self) -> None:
+        if self.freshness is not None:
+            self.freshness.stop()
+
+    # ---- the contract with every screen
+
+    def open_note(self, path: str) -> None:
+        """Show the note at `path`: in the note screen on top, or a new one (history kept)."""
+        if isinstance(self.screen, NoteScreen):
+            self.screen.go(path)
+        else:
+            self.push_screen(NoteScreen(path))
+
+    def refresh_views(self) -> None:
+        """The index changed: the visible screen reloads now, the others when next shown."""
+        with self._lock:
+            self.index_generation += 1
+        reload = getattr(self.screen, "reload", None)
+        if callable(reload):
+            reload()
+
+    def search_for(self, tag: str | None = None, folder: str | None = None) -> None:
+        """The search screen, narrowed to a tag or a folder."""
+        self.action_mode("search")
+        screen = self.screen
+        if isinstance(screen, SearchScreen):
+            screen.set_filters(tag=tag, folder=folder)
+
+    # ---- cached lookups (called from worker threads)
+
+    def note_dates(self) -> dict[str, str | None]:
+        """Each note's date, for the hit list; read once per index generation."""
+        generation = self.index_generation
+        cached = self._dates
+        if cached is None or cached[0] != generation:
+            dates = {n.path: n.date for n in self.vault.note_names()}
+            cached = self._dates = (generation, dates)
+        return cached[1]
+
+    def note_index(self) -> NameIndex:
+        """The fuzzy index of note names, for the command palette; once per generation."""
+        generation = self.index_generation
+        cached = self._names
+        if cached is None or cached[0] != generation:
+            rows = ((n.path, n.title, n.aliases) for n in self.vault.note_names())
+            cached = self._names = (generation, note_entries(rows))
+        return cached[1]
+
+    # ---- actions
+
+    def action_mode(self, mode: str) -> None:
+        """Go to a mode's screen; again from inside it goes back to its base screen."""
+        if not self.index_ok:
+            self.notify("build the index first (Enter)", severity="warning")
+            return
+        if mode not in self.MODES:
+            self.notify(f"no {mode} screen in this version", severity="warning")
+            return
+        if mode == self.current_mode:
+            while len(self.screen_stack) > 1:
+                self.pop_screen()
+        else:
+            self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_reindex(self) -> None:
+        self.reindex(full=False)
+
+    def action_full_reindex(self) -> None:
+        self.reindex(full=True)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Search", "Search the vault (s)", lambda: self.action_mode("search"))
+        for mode in self.MODES:
+            if mode != "search":
+                yield SystemCommand(
+                    mode.capitalize(),
+                    f"The {mode} screen",
+                    lambda mode=mode: self.action_mode(mode),  # type: ignore[misc]
+                )
+        yield SystemCommand("Reindex", "Bring the index up to date (ctrl+r)", self.action_reindex)
+        yield SystemCommand(
+            "Full reindex", "Rebuild the index from scratch", self.action_full_reindex
+        )
+        yield from screen_commands(screen)
+
+    # ---- reindexing
+
+    def reindex(self, full: bool = False) -> None:
+        """Reindex in a worker thread; the progress bar follows, the UI never waits."""
+        if self._reindexing:
+            self.notify("a reindex is already running")
+            return
+        self._reindexing = True
+        self.reindex_progress = ReindexProgress("parse", 0, 0)
+        self._run_reindex(full)
+
+    @work(thread=True, group="reindex")
+    def _run_reindex(self, full: bool) -> None:
+        last = 0.0
+
+        def progress(phase: str, done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if done < total and now - last < PROGRESS_EVERY:
+                return
+            last = now
+            self.call_from_thread(
+                setattr, self, "reindex_progress", ReindexProgress(phase, done, total)
+            )
+
+        def waiting(message: str) -> None:
+            self.call_from_thread(self.notify, message)
+
+        try:
+            report = self.vault.reindex(full=full, progress=progress, on_wait=waiting)
+        except VaultmemError as exc:
+            self.call_from_thread(self._reindex_failed, exc)
+            return
+        self.call_from_thread(self._reindexed, report, False)
+
+    def _reindexed(self, report: ReindexReport | None, quiet: bool) -> None:
+        self._reindexing = False
+        self.reindex_progress = None
+        if isinstance(self.screen, NoIndexScreen):
+            self.pop_screen()
+            self._index_ready()
+        if report is not None:
+            self.refresh_views()
+            if report.embeddings.notice:
+                self.notify(report.embeddings.notice, severity="warning")
+            if not quiet:
+                self.notify(report.summary(), title="reindexed")
+            elif report.changed or report.removed:
+                n = report.changed + report.removed
+                self.notify(f"{n} note{'s' * (n != 1)} changed on disk", title="index refreshed")
+        if self._again:
+            self._again = False
+            self.refresh_index()
+
+    def _reindex_failed(self, exc: VaultmemError) -> None:
+        self._reindexing = False
+        self.reindex_progress = None
+        self.notify(str(exc), title="reindex failed", severity="error", timeout=10)
+        if isinstance(self.screen, NoIndexScreen):
+            self.screen.failed()
+
+    # ---- live refresh
+
+    def _disk_changed(self, paths: frozenset[str]) -> None:
+        self.post_message(self.FilesChanged(paths))  # post_message is safe from any thread
+
+    @on(FilesChanged)
+    def files_changed(self) -> None:
+        self.refresh_index()
+
+    def refresh_index(self) -> None:
+        """Pick up edits made on disk (incremental, with vectors), then reload the views."""
+        if self._reindexing:
+            self._again = True
+            return
+        if self.freshness is None:
+            return
+        self._reindexing = True
+        self._run_refresh()
+
+    @work(thread=True, group="reindex")
+    def _run_refresh(self) -> None:
+        assert self.freshness is not None
+        try:
+            report = self.freshness.ensure_fresh()
+        except VaultmemError as exc:
+            self.call_from_thread(self._reindex_failed, exc)
+            return
+        self.call_from_thread(self._reindexed, report, True)

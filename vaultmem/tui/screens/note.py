@@ -1,0 +1,229 @@
+"""The note screen: the note as markdown, its links, backlinks and tags, with history."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+from urllib.parse import quote
+
+from textual import on, work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Markdown
+
+from vaultmem.errors import NoteNotFound, VaultmemError
+from vaultmem.tui.widgets.link_panel import LinkPanel
+from vaultmem.tui.widgets.markdown_text import display_markdown, link_target
+from vaultmem.tui.widgets.reindex_bar import ReindexBar
+from vaultmem.vault import NoteInfo
+
+if TYPE_CHECKING:
+    from vaultmem.tui.app import VaultmemApp
+    from vaultmem.vault import NoteText
+
+
+def obsidian_url(vault_name: str, path: str) -> str:
+    """Obsidian's URI for a note: `obsidian://open?vault=…&file=…` (file without `.md`)."""
+    file = path[:-3] if path.lower().endswith(".md") else path
+    return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(file, safe='')}"
+
+
+def editor_command(file: Path, environ: dict[str, str] | os._Environ[str]) -> list[str]:
+    """The command that edits `file`: $VISUAL, else $EDITOR (with its arguments), else vi."""
+    editor = environ.get("VISUAL") or environ.get("EDITOR") or "vi"
+    return [*shlex.split(editor), str(file)]
+
+
+class NoteScreen(Screen[None]):
+    """One note at a time, with back/forward history; escape returns to where you came from."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("left_square_bracket,alt+left", "back", "Back"),
+        Binding("right_square_bracket,alt+right", "forward", "Forward"),
+        Binding("l", "focus_links", "Links"),
+        Binding("m", "focus_text", "Text", show=False),
+        Binding("e", "edit", "Edit"),
+        Binding("o", "obsidian", "Obsidian"),
+    ]
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.history: list[str] = [path]
+        self.position = 0
+        self.generation = -1
+        self.info: NoteInfo | None = None
+        self.gone = False
+
+    @property
+    def vaultmem(self) -> VaultmemApp:
+        return cast("VaultmemApp", self.app)
+
+    @property
+    def path(self) -> str:
+        return self.history[self.position]
+
+    def compose(self) -> ComposeResult:
+        yield Label(self.path, id="note-title")
+        with Horizontal(id="note-row"):
+            with VerticalScroll(id="note-scroll"):
+                yield Markdown(id="note-body")
+            yield LinkPanel(id="links")
+        yield ReindexBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#note-scroll").focus()
+
+    def on_screen_resume(self) -> None:
+        if self.generation != self.vaultmem.index_generation:
+            self.reload()
+
+    # ---- navigation
+
+    def go(self, path: str) -> None:
+        """Show `path`, dropping any forward history (like a browser)."""
+        if path == self.path:
+            self.reload()
+            return
+        del self.history[self.position + 1 :]
+        self.history.append(path)
+        self.position += 1
+        self.reload()
+
+    def action_back(self) -> None:
+        if self.position == 0:
+            self.notify("no earlier note in this screen's history")
+            return
+        self.position -= 1
+        self.reload()
+
+    def action_forward(self) -> None:
+        if self.position + 1 >= len(self.history):
+            self.notify("no later note in this screen's history")
+            return
+        self.position += 1
+        self.reload()
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
+
+    def action_focus_links(self) -> None:
+        self.query_one(LinkPanel).focus()
+
+    def action_focus_text(self) -> None:
+        self.query_one("#note-scroll").focus()
+
+    # ---- loading
+
+    def reload(self) -> None:
+        """Read the note again from disk and the index."""
+        self.generation = self.vaultmem.index_generation
+        self.load(self.path)
+
+    @work(thread=True, exclusive=True, group="note")
+    def load(self, path: str) -> None:
+        app = self.vaultmem
+        try:
+            note = app.vault.read_note(path)
+        except (NoteNotFound, VaultmemError) as exc:
+            app.call_from_thread(self.show_gone, path, str(exc))
+            return
+        app.call_from_thread(self.show_text, path, note)
+        try:
+            info = app.vault.show(path)
+        except VaultmemError:
+            return  # the file is there but not indexed yet: the text alone until the reindex
+        app.call_from_thread(self.show_info, path, info)
+
+    def show_text(self, path: str, note: NoteText) -> None:
+        if path != self.path:
+            return
+        self.gone = False
+        self.remove_class("-gone")
+        self.query_one("#note-title", Label).update(f"{note.title}  ·  {path}")
+        self.query_one("#note-body", Markdown).update(display_markdown(note.text))
+        self.query_one("#note-scroll", VerticalScroll).scroll_home(animate=False)
+        self.sub_title = note.title
+
+    def show_info(self, path: str, info: NoteInfo) -> None:
+        if path != self.path:
+            return
+        self.info = info
+        meta = [info.title]
+        if info.date:
+            meta.append(info.date)
+        meta.append(path)
+        if info.tags:
+            meta.append(" ".join("#" + t for t in info.tags))
+        self.query_one("#note-title", Label).update("  ·  ".join(meta))
+        self.query_one(LinkPanel).show_note(info)
+
+    def show_gone(self, path: str, message: str) -> None:
+        if path != self.path:
+            return
+        self.gone = True
+        self.info = None
+        self.add_class("-gone")
+        self.query_one("#note-title", Label).update(f"{path} is gone")
+        self.query_one("#note-body", Markdown).update(
+            f"**This note is no longer in the vault.**\n\n{message}\n\n"
+            "Press `escape` to go back, or `[` for the previous note."
+        )
+        self.query_one(LinkPanel).clear_options()
+
+    # ---- following links
+
+    @on(LinkPanel.Follow)
+    def follow(self, event: LinkPanel.Follow) -> None:
+        entry = event.entry
+        if entry.kind == "note":
+            self.go(entry.value)
+        elif entry.kind == "tag":
+            self.vaultmem.search_for(tag=entry.value)
+        else:
+            self.notify(
+                f"'{entry.value}' is a wanted note: linked, but no file has that name yet",
+                title="wanted",
+            )
+
+    @on(Markdown.LinkClicked)
+    def follow_clicked(self, event: Markdown.LinkClicked) -> None:
+        event.prevent_default()
+        target = link_target(event.href)
+        if target is None:
+            self.app.open_url(event.href)
+            return
+        try:
+            self.go(self.vaultmem.vault.find_note(target))
+        except VaultmemError as exc:
+            self.notify(str(exc), severity="warning")
+
+    # ---- outside the app
+
+    def action_edit(self) -> None:
+        if self.gone:
+            return
+        command = editor_command(self.vaultmem.vault.root / self.path, os.environ)
+        try:
+            with self.app.suspend():
+                subprocess.run(command, check=False)
+        except OSError as exc:
+            self.notify(f"cannot run {command[0]}: {exc}", severity="error")
+            return
+        except SuspendNotSupported:  # a headless or web driver has no terminal to hand over
+            self.notify("this terminal cannot hand over to an editor", severity="warning")
+            return
+        self.reload()
+
+    def action_obsidian(self) -> None:
+        if self.gone:
+            return
+        url = obsidian_url(self.vaultmem.vault.root.name, self.path)
+        self.app.open_url(url)
+        self.notify(url, title="opening in Obsidian")

@@ -1,0 +1,253 @@
+"""The search screen (the default): results as you type, mode and filters, a preview pane."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, OptionList
+
+from vaultmem.errors import VaultmemError
+from vaultmem.search import MODES, Mode, SearchResult
+from vaultmem.tui.widgets.hit_list import HitList, heading_trail
+from vaultmem.tui.widgets.preview import Preview, section_lines
+from vaultmem.tui.widgets.reindex_bar import ReindexBar
+from vaultmem.vault import Hit
+
+if TYPE_CHECKING:
+    from vaultmem.tui.app import VaultmemApp
+
+LIMIT = 30
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """Everything a search depends on; results for any other request are stale."""
+
+    query: str
+    mode: Mode
+    tag: str | None
+    folder: str | None
+    since: dt.date | None
+
+
+def parse_since(text: str) -> dt.date | None:
+    """A YYYY-MM-DD date, None for an empty field; ValueError for anything else."""
+    text = text.strip()
+    return dt.date.fromisoformat(text) if text else None
+
+
+class SearchScreen(Screen[None]):
+    """Type to search; ↓ moves to the hits, Enter opens one, ctrl+t changes the mode."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+t", "cycle_mode", "Mode", priority=True),
+        Binding("ctrl+f", "toggle_filters", "Filters", priority=True),
+        Binding("down", "focus_hits", "Hits", show=False),
+        Binding("escape", "focus_query", "Query", show=False),
+        Binding("slash", "focus_query", "Query", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mode: Mode = "hybrid"
+        self.generation = -1  # the app's index generation these results came from
+        self.last_result: SearchResult | None = None
+        self.last_ms: float | None = None
+
+    @property
+    def vaultmem(self) -> VaultmemApp:
+        return cast("VaultmemApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="query-row"):
+            yield Input(placeholder="Search the vault…", id="query")
+            yield Label(self.mode, id="mode")
+        with Horizontal(id="filters"):
+            yield Label("tag", classes="filter-label")
+            yield Input(placeholder="any", id="tag")
+            yield Label("folder", classes="filter-label")
+            yield Input(placeholder="any", id="folder")
+            yield Label("since", classes="filter-label")
+            yield Input(placeholder="YYYY-MM-DD", id="since")
+        with Horizontal(id="results"):
+            yield HitList(id="hits")
+            yield Preview(id="preview")
+        yield Label("", id="status")
+        yield ReindexBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#query", Input).focus()
+        self.show_status()
+
+    def on_screen_resume(self) -> None:
+        if self.generation != self.vaultmem.index_generation:
+            self.reload()
+
+    # ---- the request
+
+    def request(self) -> SearchRequest | str:
+        """The request the inputs describe now, or why they describe none."""
+        try:
+            since = parse_since(self.query_one("#since", Input).value)
+        except ValueError:
+            return "since: write a date as YYYY-MM-DD"
+        tag = self.query_one("#tag", Input).value.strip().lstrip("#") or None
+        folder = self.query_one("#folder", Input).value.strip().strip("/") or None
+        query = self.query_one("#query", Input).value
+        return SearchRequest(query, self.mode, tag, folder, since)
+
+    def reload(self) -> None:
+        """Search again: the index changed."""
+        self.generation = self.vaultmem.index_generation
+        self.run_search()
+
+    @on(Input.Changed)
+    def run_search(self) -> None:
+        request = self.request()
+        if isinstance(request, str):
+            self.show_status(request, error=True)
+            return
+        if not request.query.strip():
+            self.last_result = None
+            self.query_one(HitList).show_hits((), {})
+            self.query_one(Preview).clear()
+            self.show_status()
+            return
+        self.search(request)
+
+    @work(thread=True, exclusive=True, group="search")
+    def search(self, request: SearchRequest) -> None:
+        app = self.vaultmem
+        started = time.perf_counter()
+        try:
+            result = app.vault.search(
+                request.query,
+                limit=LIMIT,
+                mode=request.mode,
+                tag=request.tag,
+                path=request.folder,
+                since=request.since,
+            )
+            dates = app.note_dates()
+        except VaultmemError as exc:
+            app.call_from_thread(self.failed, request, exc)
+            return
+        elapsed = (time.perf_counter() - started) * 1000
+        app.call_from_thread(self.show_result, request, result, dates, elapsed)
+
+    def show_result(
+        self,
+        request: SearchRequest,
+        result: SearchResult,
+        dates: dict[str, str | None],
+        elapsed_ms: float,
+    ) -> None:
+        """Show `result` unless the inputs moved on since it was asked for (a stale result)."""
+        if request != self.request():
+            return
+        self.last_result = result
+        self.last_ms = elapsed_ms
+        self.query_one(HitList).show_hits(result.hits, dates)
+        if not result.hits:
+            self.query_one(Preview).clear(f"no matches for {request.query!r}")
+        self.show_status()
+        for notice in result.notices:
+            self.notify(notice, severity="warning")
+
+    def failed(self, request: SearchRequest, exc: VaultmemError) -> None:
+        if request == self.request():
+            self.show_status(str(exc), error=True)
+
+    def show_status(self, message: str | None = None, error: bool = False) -> None:
+        status = self.query_one("#status", Label)
+        status.set_class(error, "-error")
+        if message is None:
+            result = self.last_result
+            if result is None:
+                message = "type to search · ↓ hits · enter opens · ctrl+t mode · ctrl+p commands"
+            else:
+                n = len(result.hits)
+                mode = result.mode if result.mode == self.mode else f"{result.mode} (fallback)"
+                took = f" · {self.last_ms:.0f} ms" if self.last_ms is not None else ""
+                message = f"{n} note{'s' * (n != 1)} · {mode}{took}"
+        status.update(message)
+
+    # ---- preview and opening
+
+    @on(OptionList.OptionHighlighted, "#hits")
+    def preview_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        hit = self.query_one(HitList).hit_of(event.option)
+        if hit is not None:
+            self.preview(hit)
+
+    @work(thread=True, exclusive=True, group="preview")
+    def preview(self, hit: Hit) -> None:
+        app = self.vaultmem
+        try:
+            note = app.vault.read_note(hit.path)
+        except VaultmemError as exc:
+            app.call_from_thread(self.query_one(Preview).clear, str(exc))
+            return
+        text = section_lines(note.text, note.start_line, hit.start_line, hit.end_line)
+        trail = heading_trail(hit.title, hit.header)
+        title = hit.title + (f" › {trail}" if trail else "")
+        app.call_from_thread(self.show_preview, hit, title, text)
+
+    def show_preview(self, hit: Hit, title: str, text: str) -> None:
+        if self.query_one(HitList).current == hit:  # the cursor may have moved on
+            self.query_one(Preview).show(title, text)
+
+    @on(OptionList.OptionSelected, "#hits")
+    def open_selected(self, event: OptionList.OptionSelected) -> None:
+        hit = self.query_one(HitList).hit_of(event.option)
+        if hit is not None:
+            self.vaultmem.open_note(hit.path)
+
+    @on(Input.Submitted, "#query")
+    def open_current(self) -> None:
+        hit = self.query_one(HitList).current
+        if hit is not None:
+            self.vaultmem.open_note(hit.path)
+
+    # ---- actions
+
+    def action_cycle_mode(self) -> None:
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        self.query_one("#mode", Label).update(self.mode)
+        self.run_search()
+
+    def action_toggle_filters(self) -> None:
+        filters = self.query_one("#filters")
+        filters.toggle_class("-shown")
+        if filters.has_class("-shown"):
+            self.query_one("#tag", Input).focus()
+        else:
+            self.query_one("#query", Input).focus()
+
+    def action_focus_hits(self) -> None:
+        hits = self.query_one(HitList)
+        if hits.hits:
+            hits.focus()
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def set_filters(
+        self, tag: str | None = None, folder: str | None = None, query: str | None = None
+    ) -> None:
+        """Narrow the search to a tag and/or a folder (from browse or a note's tags)."""
+        self.query_one("#filters").add_class("-shown")
+        self.query_one("#tag", Input).value = tag or ""
+        self.query_one("#folder", Input).value = folder or ""
+        if query is not None:
+            self.query_one("#query", Input).value = query
+        self.query_one("#query", Input).focus()

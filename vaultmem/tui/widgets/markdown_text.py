@@ -1,0 +1,55 @@
+"""Note text made ready for Textual's Markdown widget: front matter off, wikilinks as links.
+
+Pure functions: the app shows what Obsidian shows, so `[[Note|shown]]` reads as "shown" and is
+clickable, while text inside code fences stays exactly as written.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, unquote
+
+# A wikilink or embed: [[target#anchor|shown]] (no nested brackets). `\|` is the table form.
+_WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\\?\|([^\[\]\n]*))?\]\]")
+_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+LINK_SCHEME = "note:"  # hrefs of converted wikilinks; the note screen resolves them
+
+
+def strip_front_matter(text: str) -> str:
+    """The text after a leading `---` front matter block; unchanged when the block never closes."""
+    if not text.startswith(("---\n", "---\r\n", "\ufeff---")):
+        return text
+    lines = text.splitlines(keepends=True)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return "".join(lines[i + 1 :]).lstrip("\r\n")
+    return text  # broken front matter: show it as written rather than hide the whole note
+
+
+def _link(match: re.Match[str]) -> str:
+    bang, target, shown = match.group(1), match.group(2).strip(), match.group(3)
+    label = (shown or "").strip() or target.lstrip("#").replace("#", " › ")
+    label = label.replace("[", "\\[").replace("]", "\\]")
+    href = LINK_SCHEME + quote(target, safe="/#^")
+    return f"{'📎 ' if bang else ''}[{label}]({href})"
+
+
+def display_markdown(text: str) -> str:
+    """`text` with front matter removed and wikilinks outside code turned into markdown links."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in strip_front_matter(text).splitlines():
+        m = _FENCE_RE.match(line)
+        if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
+            fence = m.group(1) if fence is None else None
+            out.append(line)
+            continue
+        out.append(line if fence is not None else _WIKILINK_RE.sub(_link, line))
+    return "\n".join(out)
+
+
+def link_target(href: str) -> str | None:
+    """The wikilink target behind a converted link's href, or None for any other URL."""
+    if not href.startswith(LINK_SCHEME):
+        return None
+    return unquote(href[len(LINK_SCHEME) :]).split("#", 1)[0] or None
