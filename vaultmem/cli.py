@@ -150,7 +150,34 @@ def cli(
     """
     ctx.obj = Ctx(vault, index, embedder, llm)
     if ctx.invoked_subcommand is None:
+        if sys.stdin.isatty() and sys.stdout.isatty() and _finds_vault(vault):
+            ctx.invoke(tui)  # `vaultmem` alone in a terminal, in (or given) a vault: the app
+            return
         click.echo(ctx.get_help())
+
+
+def _finds_vault(given: str | None) -> bool:
+    """Whether a vault was given or the current folder is one (else `vaultmem` prints help)."""
+    if given:
+        return True  # a bad --vault gets its error from the app's command, not silence
+    try:
+        locate_vault(None)
+    except VaultmemError:
+        return False
+    return True
+
+
+@cli.command()
+@click.pass_obj
+def tui(obj: Ctx) -> None:
+    """Open the terminal app: search as you type, notes with their links, browse.
+
+    `vaultmem` with no command does the same in a terminal. Keys: ctrl+p lists every action,
+    ? (or F1) shows the keys of the screen you are on.
+    """
+    from vaultmem import tui as tui_app  # Textual loads only here: the CLI stays headless
+
+    tui_app.run(obj.vault)
 
 
 @cli.command()
