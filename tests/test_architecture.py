@@ -13,6 +13,8 @@ HEADLESS = [
     "vaultmem.store",
     "vaultmem.indexer",
     "vaultmem.vault",
+    "vaultmem.vectors",
+    "vaultmem.live",
     "vaultmem.cli",
 ]
 
@@ -24,3 +26,19 @@ def test_module_does_not_import_textual(module: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+# The MCP SDK (and the web stack under it) loads only when `vaultmem mcp` runs.
+WITHOUT_MCP = [*HEADLESS, "vaultmem.cli_mcp", "vaultmem.live", "vaultmem.gaps"]
+
+
+@pytest.mark.parametrize("module", WITHOUT_MCP)
+def test_module_does_not_import_the_mcp_sdk(module: str) -> None:
+    code = (
+        f"import sys, {module}; "
+        "print(sorted(m for m in ('mcp', 'mcp_types', 'starlette', 'uvicorn') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

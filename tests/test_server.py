@@ -151,9 +151,7 @@ async def test_search_filters_reach_the_core(client: Client) -> None:
             "search", {"query": "plan", "mode": "keyword", "path": "personal/", "limit": 50}
         )
     )
-    assert by_path["results"] and all(
-        r["path"].startswith("personal/") for r in by_path["results"]
-    )
+    assert by_path["results"] and all(r["path"].startswith("personal/") for r in by_path["results"])
     by_tag = ok(
         await client.call_tool("search", {"query": "soup", "mode": "keyword", "tag": "recipe"})
     )
@@ -325,7 +323,12 @@ async def test_find_connections_walks_the_shortest_path(client: Client) -> None:
     assert data["start"] == {"id": "Maya Chen.md", "title": "Maya Chen", "kind": "note"}
     assert [(h["src"], h["dst"], h["relation"], h["direction"]) for h in data["hops"]] == [
         ("Maya Chen.md", "personal/recipes/Weekly Meal Plan.md", "links_to", "-->"),
-        ("personal/recipes/Weekly Meal Plan.md", "personal/recipes/Miso Soup.md", "links_to", "-->"),
+        (
+            "personal/recipes/Weekly Meal Plan.md",
+            "personal/recipes/Miso Soup.md",
+            "links_to",
+            "-->",
+        ),
     ]
     assert data["hops"][-1]["dst_title"] == "Miso Soup"
 
@@ -419,7 +422,9 @@ async def test_persona_notes_are_resources(client: Client, sample: Vault) -> Non
     assert isinstance(body, TextResourceContents)
     on_disk = (sample.root / "personas/work-assistant.md").read_text("utf-8").splitlines()
     assert body.text == "\n".join(on_disk)
-    templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+    templates = {
+        t.uri_template for t in (await client.list_resource_templates()).resource_templates
+    }
     assert templates == {"vaultmem://persona/{slug}", "vaultmem://persona/{slug}/context"}
     for uri in ("vaultmem://persona/..%2F..%2Fetc%2Fpasswd", "vaultmem://persona/nobody"):
         with pytest.raises(Exception) as caught:

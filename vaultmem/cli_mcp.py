@@ -6,9 +6,12 @@ other command starts without paying for it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from vaultmem.cli import Ctx
+if TYPE_CHECKING:
+    from vaultmem.cli import Ctx
 
 DEFAULT_HOST = "127.0.0.1"  # the same as vaultmem.server's, kept here to avoid importing it
 DEFAULT_PORT = 48400

@@ -856,7 +856,7 @@ def http_app(
     check_bind(host, token)
     hosts = allowed_hosts(host, port, extra_hosts)
 
-    @server.custom_route("/health", methods=["GET"])
+    @server.custom_route("/health", methods=["GET"])  # type: ignore[untyped-decorator]
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "server": "vaultmem", "version": __version__})
 
