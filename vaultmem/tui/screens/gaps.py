@@ -1,0 +1,314 @@
+"""The gaps screen: one tab per knowledge-gap class, each row opening its note; the alias fix."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, cast
+
+import networkx as nx
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, TabbedContent, TabPane
+
+from vaultmem.errors import VaultmemError
+from vaultmem.gaps import FileFix, GapsReport, apply_alias_fixes, gaps_report, plan_alias_fixes
+from vaultmem.tui.widgets.diff_view import DiffView
+
+if TYPE_CHECKING:
+    from vaultmem.tui.app import VaultmemApp
+
+ALIAS_TAB = "alias_fixable"
+
+
+@dataclass(frozen=True)
+class GapRow:
+    cells: tuple[str, ...]
+    path: str | None  # the note Enter opens
+
+
+@dataclass(frozen=True)
+class GapTab:
+    id: str  # the report field, as in GapsReport.totals()
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[GapRow, ...]
+    empty: str  # what an empty tab says
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def _label(G: nx.DiGraph, node: str) -> str:
+    data = G.nodes.get(node)
+    if data is not None and data["kind"] == "wanted":
+        return f"{data['title']} (wanted)"
+    return node
+
+
+def gap_tabs(report: GapsReport, G: nx.DiGraph) -> tuple[GapTab, ...]:
+    """The report as tabs of rows, in the order `vaultmem gaps` prints it."""
+    return (
+        GapTab(
+            "orphans",
+            "Orphans",
+            ("note (no links in or out)",),
+            tuple(GapRow((p,), p) for p in report.orphans),
+            "No orphans: every note links or is linked to.",
+        ),
+        GapTab(
+            "dead_ends",
+            "Dead ends",
+            ("note (linked to, links nowhere)",),
+            tuple(GapRow((p,), p) for p in report.dead_ends),
+            "No dead ends: every linked-to note links on.",
+        ),
+        GapTab(
+            "wanted",
+            "Wanted",
+            ("wanted note", "linked from"),
+            tuple(
+                GapRow(
+                    (
+                        w.name,
+                        f"{_plural(len(w.linked_from), 'note')}: {', '.join(w.linked_from[:3])}"
+                        + (" …" if len(w.linked_from) > 3 else ""),
+                    ),
+                    w.linked_from[0] if w.linked_from else None,
+                )
+                for w in report.wanted
+            ),
+            "No wanted notes: every link has its note.",
+        ),
+        GapTab(
+            ALIAS_TAB,
+            "Alias links",
+            ("where", "link", "fix (f)"),
+            tuple(
+                GapRow((f"{p.src_path}:{p.line}", p.written, p.fix or ""), p.src_path)
+                for p in report.alias_fixable
+            ),
+            "No alias-fixable links: nothing to fix.",
+        ),
+        GapTab(
+            "weakly_linked",
+            "Weakly linked",
+            ("note (one neighbour)",),
+            tuple(GapRow((p,), p) for p in report.weakly_linked),
+            "No weakly linked notes.",
+        ),
+        GapTab(
+            "articulation_points",
+            "Articulation points",
+            ("note (removing it splits the graph)", "pieces"),
+            tuple(GapRow((p, str(k)), p) for p, k in report.articulation_points),
+            "No articulation points: no single note holds groups together.",
+        ),
+        GapTab(
+            "bridges",
+            "Bridges",
+            ("link holding two groups together",),
+            tuple(GapRow((f"{a} — {b}",), a) for a, b in report.bridges),
+            "No bridges: no single link holds groups together.",
+        ),
+        GapTab(
+            "isolated_clusters",
+            "Isolated clusters",
+            ("notes", "members"),
+            tuple(GapRow((str(len(c)), ", ".join(c)), c[0]) for c in report.isolated_clusters),
+            "No small isolated clusters.",
+        ),
+        GapTab(
+            "suggestions",
+            "Suggestions",
+            ("note", "could link to", "why"),
+            tuple(
+                GapRow((s.source, _label(G, s.target), s.evidence), s.source)
+                for s in report.suggestions
+            ),
+            "No suggested links.",
+        ),
+        GapTab(
+            "expired",
+            "Expired",
+            ("note", "tier", "expired"),
+            tuple(GapRow((e.path, e.tier, e.expired_at[:10]), e.path) for e in report.expired),
+            "No expired notes.",
+        ),
+    )
+
+
+def totals_line(report: GapsReport) -> str:
+    """The share of all notes in each note-sized gap class (counts are on the tabs)."""
+    shares = [
+        ("orphans", len(report.orphans)),
+        ("dead ends", len(report.dead_ends)),
+        ("weakly linked", len(report.weakly_linked)),
+        ("articulation points", len(report.articulation_points)),
+        ("expired", len(report.expired)),
+    ]
+    parts = [f"{name} {count} ({report.percent(count):.1f}%)" for name, count in shares]
+    return f"{_plural(report.notes, 'note')} · " + " · ".join(parts)
+
+
+class GapsScreen(Screen[None]):
+    """Where the knowledge is thin: a tab per gap class; Enter opens the row's note."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "fix_aliases", "Fix alias links"),
+        Binding("right_square_bracket", "tab(1)", "Next tab"),
+        Binding("left_square_bracket", "tab(-1)", "Prev tab"),
+    ]
+
+    def __init__(self, now: dt.datetime | None = None) -> None:
+        super().__init__()
+        self.now = now  # expiry is judged at this time (tests pin it); None: the clock
+        self.tabs: tuple[GapTab, ...] = ()
+        self.report: GapsReport | None = None
+        self.generation = -1  # the app's index generation the report came from
+        self._paths: dict[str, str] = {}  # row key -> the note it opens
+
+    @property
+    def vaultmem(self) -> VaultmemApp:
+        return cast("VaultmemApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Label("gaps: reading the link graph…", id="gaps-totals")
+        with TabbedContent(id="gaps-tabs"):
+            for tab_id, title in TABS:
+                with TabPane(title, id=f"gaps-{tab_id}"):
+                    table: DataTable[str] = DataTable(
+                        id=f"gaps-table-{tab_id}", cursor_type="row", zebra_stripes=True
+                    )
+                    yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self.generation != self.vaultmem.index_generation:
+            self.reload()
+
+    def reload(self) -> None:
+        """Compute the report again (in a worker: seconds on a big vault)."""
+        self.generation = self.vaultmem.index_generation
+        self.query_one("#gaps-tabs", TabbedContent).loading = True
+        self._compute()
+
+    @work(thread=True, exclusive=True, group="gaps")
+    def _compute(self) -> None:
+        app = self.vaultmem
+        try:
+            report = gaps_report(app.vault, now=self.now)
+            tabs = gap_tabs(report, app.vault.graph())
+        except VaultmemError as exc:
+            app.call_from_thread(self._failed, exc)
+            return
+        app.call_from_thread(self._show, report, tabs)
+
+    def _failed(self, exc: VaultmemError) -> None:
+        self.query_one("#gaps-tabs", TabbedContent).loading = False
+        self.query_one("#gaps-totals", Label).update(str(exc))
+        self.notify(str(exc), title="gaps", severity="error")
+
+    def _show(self, report: GapsReport, tabs: tuple[GapTab, ...]) -> None:
+        self.report, self.tabs = report, tabs
+        self._paths = {}
+        contents = self.query_one("#gaps-tabs", TabbedContent)
+        for tab in tabs:
+            contents.get_tab(f"gaps-{tab.id}").label = f"{tab.title} {len(tab.rows)}"
+            table = self.query_one(f"#gaps-table-{tab.id}", DataTable)
+            table.clear(columns=True)
+            table.add_columns(*tab.columns)
+            if not tab.rows:
+                table.add_row(tab.empty, *[""] * (len(tab.columns) - 1))
+            for i, row in enumerate(tab.rows):
+                key = f"{tab.id}:{i}"
+                if row.path is not None:
+                    self._paths[key] = row.path
+                table.add_row(*row.cells, key=key)
+        self.query_one("#gaps-totals", Label).update(totals_line(report))
+        contents.loading = False
+        self._focus_table()
+        self.refresh_bindings()
+
+    def _active_tab(self) -> str:
+        return (self.query_one("#gaps-tabs", TabbedContent).active or "").removeprefix("gaps-")
+
+    def _focus_table(self) -> None:
+        self.query_one(f"#gaps-table-{self._active_tab()}", DataTable).focus()
+
+    # ---- moving about
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self) -> None:
+        self.refresh_bindings()  # the fix key shows on the alias tab only
+
+    def action_tab(self, step: int) -> None:
+        ids = [f"gaps-{tab_id}" for tab_id, _ in TABS]
+        contents = self.query_one("#gaps-tabs", TabbedContent)
+        contents.active = ids[(ids.index(contents.active) + step) % len(ids)]
+        self._focus_table()
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        path = self._paths.get(str(event.row_key.value))
+        if path is not None:
+            self.vaultmem.open_note(path)
+
+    # ---- the alias fix
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "fix_aliases":
+            return self._active_tab() == ALIAS_TAB
+        return True
+
+    def action_fix_aliases(self) -> None:
+        self._plan_fixes()
+
+    @work(thread=True, exclusive=True, group="gaps-fix")
+    def _plan_fixes(self) -> None:
+        app = self.vaultmem
+        try:
+            plans = plan_alias_fixes(app.vault)
+        except VaultmemError as exc:  # edits.FileChanged: a note changed since the reindex
+            app.call_from_thread(self.notify, str(exc), title="nothing fixed", severity="error")
+            return
+        app.call_from_thread(self._confirm, plans)
+
+    def _confirm(self, plans: list[FileFix]) -> None:
+        if not plans:
+            self.notify("No alias-fixable links: nothing to fix.", title="alias links")
+            return
+        links = sum(p.fixes for p in plans)
+        title = f"Rewrite {_plural(links, 'alias link')} in {_plural(len(plans), 'note')}?"
+        diff = "".join(plan.diff for plan in plans)
+
+        def answered(apply: bool | None) -> None:
+            if apply:
+                self._apply_fixes(plans)
+            else:
+                self.notify("Nothing was written.", title="alias links")
+
+        self.app.push_screen(DiffView(diff, title), answered)
+
+    @work(thread=True, exclusive=True, group="gaps-fix")
+    def _apply_fixes(self, plans: list[FileFix]) -> None:
+        app = self.vaultmem
+        try:
+            fixed = apply_alias_fixes(app.vault, plans)
+        except VaultmemError as exc:
+            # each file is written alone: the ones before the changed file may be done
+            app.call_from_thread(self.notify, str(exc), title="not all fixed", severity="error")
+        else:
+            message = f"Fixed {_plural(fixed, 'link')} in {_plural(len(plans), 'note')}."
+            app.call_from_thread(self.notify, message, title="alias links")
+        app.call_from_thread(app.reindex)  # then the app reloads this screen
+
+
+# The tabs' ids and titles, known before any report is computed (the screen builds them first).
+TABS = tuple((tab.id, tab.title) for tab in gap_tabs(GapsReport(0, *[()] * 10), nx.DiGraph()))
