@@ -231,6 +231,9 @@ def find_persona(vault: Vault, ref: str) -> PersonaInfo:
         found = [p for p in personas if match(p)]
         if len(found) == 1:
             return found[0]
+        if len(found) > 1:
+            names = ", ".join(p.slug for p in found)
+            raise NoteNotFound(f"{name!r} names {len(found)} personas ({names}): give the slug")
     folder = vault.config.personas_folder or "the vault root"
     known = ", ".join(p.slug for p in personas)
     not_persona = [
@@ -260,7 +263,6 @@ class _Member:
     first_line: int = 1 << 30
     whole: bool = False  # linked at least once without a heading
     heading: str | None = None  # the first linked heading, used when never linked whole
-    tagged: bool = False  # its `persona:` property names this persona
     date: str = ""
 
     def rank(self) -> tuple[int, int, int, tuple[int, ...], str]:
@@ -293,11 +295,15 @@ class _Packer:
         self.used += self.frame(part.kind, part.source, part.heading) + part.chars
         self.parts.append(part)
 
-    def add(self, kind: PartKind, source: str, heading: str | None, items: Sequence[_Item]) -> bool:
+    def add(
+        self, kind: PartKind, source: str, heading: str | None, items: Sequence[_Item]
+    ) -> tuple[bool, bool]:
         """Add as many of `items` as fit, in order, each unless already said.
 
-        True when nothing had to be cut; a part is added when at least one line fits (or, for a
-        note with nothing to say, when its heading fits).
+        Returns (placed, complete): whether a part was added, and whether nothing had to be cut.
+        A part is added when at least one line fits, or when there is nothing to say but its
+        heading fits (a linked note that is empty still exists); a part whose every line was
+        said before is not added at all.
         """
         room = self.budget - self.used - self.frame(kind, source, heading)
         taken: list[str] = []
@@ -314,9 +320,10 @@ class _Packer:
                 self.seen_lines.add(norm)
             if fact:
                 self.seen_facts.add(fact)
-        if taken or (complete and room >= 0):
+        placed = bool(taken) or (not items and room >= 0)
+        if placed:
             self.place(ContextPart(kind, source, heading, "".join(f"{t}\n" for t in taken)))
-        return complete
+        return placed, complete and (placed or bool(items))
 
 
 def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaContext:
@@ -343,7 +350,7 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
 
     # (2) The persona's facts: properties that are not the persona's own bookkeeping.
     facts = _property_facts(fm, _PERSONA_OWN, entity)
-    if facts and not packer.add("facts", info.path, None, facts):
+    if facts and not packer.add("facts", info.path, None, facts)[1]:
         packer.left_out.append(info.path)  # some of the persona's facts did not fit
 
     # (3) The working set, best first; each note once, nothing said twice.
@@ -380,7 +387,6 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
     for path, value in store.property_values(conn, "persona"):
         if path != info.path and _names_persona(value, info.slug):
             m = members.setdefault(path, _Member(path))
-            m.tagged = True
             m.links += 1  # opting in counts like one more link from the persona
     unlinked = [m.path for m in members.values() if m.tier == _MEMBER_TIER]
     for path, (date, *_rest) in store.note_facts(conn, unlinked).items():
@@ -410,7 +416,8 @@ def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> 
     for start in range(0, len(members), batch):
         group = members[start : start + batch]
         paths = [m.path for m in group]
-        if packer.used + packer.frame("working_set", paths[0], None) >= packer.budget:
+        smallest = min(packer.frame("working_set", path, None) for path in paths)
+        if packer.used + smallest + 2 > packer.budget:
             packer.left_out.extend(paths)  # not even a heading fits: nothing more to read
             continue
         fields = store.fields_of(conn, paths)
@@ -424,10 +431,9 @@ def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> 
             fm: dict[str, object] = json.loads(meta[m.path][1]) if m.path in meta else {}
             own_tasks = {line for path, line in tasks if path == m.path}
             heading, items = _excerpt(conn, m, lines, fm, fields[m.path], own_tasks)
-            placed = len(packer.parts)
-            packer.add("working_set", m.path, heading, items)
-            if len(packer.parts) == placed:
-                packer.left_out.append(m.path)
+            placed, complete = packer.add("working_set", m.path, heading, items)
+            if not placed and not complete:
+                packer.left_out.append(m.path)  # not even its first line fitted
 
 
 def _excerpt(
@@ -447,7 +453,7 @@ def _excerpt(
                 first, last, heading = line + 1, end, text
                 break
     entity = _entity(fm, PurePosixPath(m.path).name.removesuffix(".md"))
-    summary = fm.get("summary") or fm.get("description") if heading is None else None
+    summary = (fm.get("summary") or fm.get("description")) if heading is None else None
     opening: list[tuple[int, str]]
     if isinstance(summary, str) and summary.strip():
         opening = [(0, " ".join(summary.split()))]
@@ -461,10 +467,12 @@ def _excerpt(
     for key, value, line, source in fields:
         if source != "inline" or not first <= line <= last or key.casefold() == "was":
             continue  # `was::` is history; task fields describe the task, not the note
-        if line in task_lines or line in shown:
-            continue
         value = _strip_block_id(value)
         fact = _fact_key(entity, key, value)
+        if line in shown:
+            own.add(fact)  # its line is in the opening: said already
+        if line in task_lines or line in shown:
+            continue
         if value and fact not in own:
             own.add(fact)
             items.append((f"- {key}:: {value}", None, fact))

@@ -1,0 +1,454 @@
+"""Personas: listing, loading within a budget (order, cuts, dedup, stability), creating."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE_VAULT, MakeVault
+from vaultmem.config import Config
+from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
+from vaultmem.persona import (
+    DEFAULT_BUDGET,
+    SECTIONS,
+    ContextPart,
+    PersonaContext,
+    PersonaExists,
+    PersonaInfo,
+    list_personas,
+    load_persona,
+    new_persona,
+)
+from vaultmem.vault import Vault
+
+WORK = "personas/work-assistant.md"
+WORK_SET = [
+    "work/Q4 Roadmap.md",  # Critical Context, and `persona: work-assistant`
+    "work/projects/Tariff Optimizer.md",  # Critical Context and Active Projects
+    "procedures/firmware-rollback.md",  # Critical Context
+    "work/projects/Heatwise Gateway.md",  # Active Projects
+    "Maya Chen.md",  # the introduction, line 13
+    "work/Architecture Decisions.md",  # Preferences, line 26
+    "work/people/Priya Raman.md",  # Preferences, line 27
+]
+
+
+def body_of(path: Path) -> str:
+    """A note's text after its front matter, as the persona part carries it."""
+    text = path.read_text(encoding="utf-8")
+    return text.split("\n---\n", 1)[1].strip("\n") + "\n"
+
+
+def sources(context: PersonaContext) -> list[tuple[str, str]]:
+    return [(p.kind, p.source) for p in context.parts]
+
+
+# --------------------------------------------------------------------------- the sample vault
+
+
+def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
+    assert list_personas(sample_vault) == (
+        PersonaInfo(
+            slug="health-coach",
+            path="personas/health-coach.md",
+            title="health-coach",
+            role="Running and nutrition coach for Maya",
+            budget=4000,
+            aliases=("Health coach", "coach"),
+        ),
+        PersonaInfo(
+            slug="work-assistant",
+            path=WORK,
+            title="work-assistant",
+            role="Engineering assistant for Maya at Heatwise",
+            budget=6000,
+            aliases=("Work assistant", "heatwise-assistant"),
+        ),
+    )
+
+
+def test_work_assistant_at_its_own_budget(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant")
+    assert context.budget == 6000
+    assert context.role == "Engineering assistant for Maya at Heatwise"
+    assert sources(context) == [
+        ("persona", WORK),
+        ("facts", WORK),
+        *(("working_set", path) for path in WORK_SET),
+    ]
+    assert [p.chars for p in context.parts] == [1343, 52, 490, 747, 394, 724, 656, 268, 463]
+    assert context.usage() == {"persona": 1343, "facts": 70, "working_set": 4105}
+    assert context.used == 5518 == len(context.to_markdown())
+    assert context.left_out == ()
+    assert not context.over_budget
+
+    persona, facts, roadmap, optimizer, *_ = context.parts
+    assert persona.text == body_of(SAMPLE_VAULT / WORK)  # verbatim, front matter left out
+    assert facts.text == "- role:: Engineering assistant for Maya at Heatwise\n"
+    # The opening paragraph; its two inline fields are in it, so they are not listed again;
+    # then the properties that are facts (not tags or `persona`).
+    assert roadmap.text.endswith(
+        "pilot. [owner:: [[Maya Chen]]] [review:: monthly]\n"
+        "- type:: plan\n- date:: 2026-10-01\n- quarter:: 2026-Q4\n"
+    )
+    # Inline facts without their block ids, `status` once although it is also a property.
+    assert optimizer.text.endswith(
+        "[[Architecture Decisions#^adr-007]]). Cost estimates use the formulas in"
+        " [[Heat pump COP math]].\n"
+        "- status:: active\n"
+        "- owner:: [[Maya Chen]]\n"
+        "- stack:: Python 3.12, OR-Tools, PostgreSQL\n"
+        "- launch_date:: 2027-01-20\n"
+        "- homes_in_beta:: 212\n"
+        "- median_saving_pct:: 17\n"
+        "- type:: project\n"
+        "- depends_on:: [[Heatwise Gateway]], [[GridFlex API]]\n"
+        "- related:: [[Architecture Decisions]]\n"
+        "- created:: 2026-02-03\n"
+    )
+    gateway = context.parts[5].text
+    assert "- firmware_version:: 2.4.1\n" in gateway
+    assert "was::" not in gateway  # history stays in the note
+    assert "2.4.2 hotfix" not in gateway  # tasks are not facts or openings
+    assert "![[gateway-dashboard.png|600]]" not in gateway
+
+
+def test_work_assistant_cut_to_2500(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant", budget=2500)
+    assert sources(context) == [
+        ("persona", WORK),
+        ("facts", WORK),
+        ("working_set", "work/Q4 Roadmap.md"),
+        ("working_set", "work/projects/Tariff Optimizer.md"),
+    ]
+    assert context.usage() == {"persona": 1343, "facts": 70, "working_set": 1073}
+    assert context.used == 2486
+    assert context.left_out == tuple(WORK_SET[2:])
+    # Cut between two facts: the next one (owner) did not fit in the 14 characters left.
+    assert context.parts[-1].text.endswith("[[Heat pump COP math]].\n- status:: active\n")
+    expected = (
+        body_of(SAMPLE_VAULT / WORK)
+        + "\n## Persona facts\n- role:: Engineering assistant for Maya at Heatwise\n"
+        + "\n## Working set\n"
+        + "\n### Q4 Roadmap (work/Q4 Roadmap.md)\n"
+        + context.parts[2].text
+        + "\n### Tariff Optimizer (work/projects/Tariff Optimizer.md)\n"
+        + context.parts[3].text
+    )
+    assert context.to_markdown() == expected
+
+
+def test_a_cut_falls_between_lines(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant", budget=1700)
+    assert context.usage() == {"persona": 1343, "facts": 70, "working_set": 242}
+    assert context.parts[-1].text == (
+        "The fourth quarter is about one thing: make the winter boring. Heat pumps run hardest"
+        " between\n"
+        "December and February, so every firmware bug we ship now costs us a support ticket per"
+        " hundred\n"
+    )
+    assert context.left_out == tuple(WORK_SET[1:])
+
+
+def test_budget_smaller_than_the_persona_note(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant", budget=500)
+    assert sources(context) == [("persona", WORK)]
+    assert context.parts[0].text == body_of(SAMPLE_VAULT / WORK)  # never cut
+    assert context.used == 1343 and context.over_budget
+    assert context.left_out == (WORK, *WORK_SET)  # the persona's facts, then every note
+    assert load_persona(sample_vault, "work-assistant", budget=0).parts == context.parts
+
+
+def test_the_budget_is_never_exceeded_and_lines_stay_whole(sample_vault: Vault) -> None:
+    whole = load_persona(sample_vault, "work-assistant", budget=100_000)
+    lines_of = {(p.kind, p.source): set(p.text.splitlines()) for p in whole.parts}
+    for budget in range(1343, 6100, 41):
+        context = load_persona(sample_vault, "work-assistant", budget=budget)
+        assert context.used <= budget
+        assert sum(context.usage().values()) == context.used == len(context.to_markdown())
+        for part in context.parts:
+            assert part.text == "" or part.text.endswith("\n")
+            assert set(part.text.splitlines()) <= lines_of[part.kind, part.source]
+        kept = [p.source for p in context.parts if p.kind == "working_set"]
+        assert kept == [s for s in WORK_SET if s in kept]  # rank order, whatever the cut
+        assert set(kept) | set(context.left_out) >= set(WORK_SET)
+
+
+def test_health_coach_and_its_member_note(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "coach")  # an alias finds it too
+    assert context.slug == "health-coach"
+    assert [p.source for p in context.parts if p.kind == "working_set"] == [
+        "personal/health/Running Plan.md",  # Critical Context + `persona: [health-coach]`
+        "personal/health/Sleep Log.md",
+        "Maya Chen.md",
+        "personal/recipes/Weekly Meal Plan.md",
+        "personal/recipes/Miso Soup.md",  # via [[recipes/Miso Soup]]; Marathon Training is wanted
+    ]
+    assert context.usage() == {"persona": 1108, "facts": 64, "working_set": 2492}
+    running = context.parts[2].text
+    assert "- weekly_km:: 42\n" in running and "was::" not in running
+
+
+def test_loading_is_byte_stable(sample_vault: Vault, tmp_path: Path) -> None:
+    first = load_persona(sample_vault, "work-assistant")
+    assert load_persona(sample_vault, "work-assistant") == first
+    # Another index of the same files, with other file times and rowids: the same bytes.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for src in SAMPLE_VAULT.rglob("*"):
+        dst = copy / src.relative_to(SAMPLE_VAULT)
+        if src.is_dir():
+            dst.mkdir(exist_ok=True)
+        else:
+            dst.write_bytes(src.read_bytes())  # new file times, in another order of creation
+    other = Vault(copy, tmp_path / "other.db")
+    other.reindex(full=True)
+    again = load_persona(other, "work-assistant")
+    assert again.to_markdown() == first.to_markdown()
+    assert again.to_json() == first.to_json()
+
+
+def test_to_json(sample_vault: Vault) -> None:
+    data = load_persona(sample_vault, "work-assistant", budget=2500).to_json()
+    assert data["slug"] == "work-assistant" and data["budget"] == 2500 and data["used"] == 2486
+    assert data["over_budget"] is False
+    assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 1073}
+    assert data["left_out"] == WORK_SET[2:]
+    parts = data["parts"]
+    assert isinstance(parts, list)
+    assert parts[1] == {
+        "kind": "facts",
+        "source": WORK,
+        "heading": None,
+        "chars": 52,
+        "text": "- role:: Engineering assistant for Maya at Heatwise\n",
+    }
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_unknown_persona_lists_the_known_ones(sample_vault: Vault) -> None:
+    with pytest.raises(NoteNotFound) as info:
+        load_persona(sample_vault, "nobody")
+    message = str(info.value)
+    assert "health-coach, work-assistant" in message
+    assert "vaultmem persona list" in message
+    assert info.value.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "slug", ["../x", "/etc/passwd", "a/b", "a\\b", "work\x00assistant", "..", ".hidden", "", " "]
+)
+def test_hostile_slugs_are_usage_errors(sample_vault: Vault, slug: str) -> None:
+    with pytest.raises(UsageError) as info:
+        load_persona(sample_vault, slug)
+    assert "vaultmem persona list" in str(info.value)
+
+
+def test_negative_budget_is_a_usage_error(sample_vault: Vault) -> None:
+    with pytest.raises(UsageError):
+        load_persona(sample_vault, "work-assistant", budget=-1)
+
+
+def test_a_note_in_the_folder_without_type_persona(make_vault: MakeVault) -> None:
+    vault = make_vault({"personas/draft.md": "# Draft\nnot yet\n"})
+    vault.reindex(embed=False)
+    assert list_personas(vault) == ()
+    with pytest.raises(NoteNotFound, match=r"personas/draft.md has no `type: persona`"):
+        load_persona(vault, "draft")
+    with pytest.raises(NoteNotFound, match="persona new SLUG --role"):
+        load_persona(vault, "other")
+
+
+# --------------------------------------------------------------------------- working set rules
+
+PERSONA = """\
+---
+type: persona
+role: Tester
+budget: 3000
+user: "[[Ann]]"
+tags: [persona]
+---
+# Tester
+
+Intro line that mentions [[Zed]] first of all.
+
+## Preferences
+
+- Read [[Bob]] and [[Bob#Details]] again.
+
+## Critical Context
+
+- The key note is [[Cat#Plan]].
+
+## Active Projects
+
+- [[Dan]] ships soon.
+
+## Key Facts
+
+city:: Oslo
+"""
+
+
+def _vault(make_vault: MakeVault, extra: dict[str, str] | None = None) -> Vault:
+    files = {
+        "personas/tester.md": PERSONA,
+        "Ann.md": "---\ncity: Oslo\n---\n# Ann\n\nAnn is the user.\n\ncity:: Oslo\n",
+        "Bob.md": (
+            "---\nstatus: active\n---\n# Bob\n\nBob opening line, long enough to count.\n\n"
+            "## Details\n\nDetail text.\nstatus:: active\n- [ ] a task [due:: 2026-12-01]\n"
+        ),
+        "Cat.md": (
+            "# Cat\n\nCat intro.\n\n## Plan\n\n```\ncode line\n\nmore code\n```\n\n"
+            "Plan text after code.\n\nsteps:: 3 ^f-1\n\n## Later\n\nnot in the plan\nlater:: 1\n"
+        ),
+        "Dan.md": (
+            "---\npersona: tester\nsummary: Dan in one line.\n---\n# Dan\n\n"
+            "Intro line that mentions [[Zed]] first of all.\n"
+        ),
+        "Zed.md": "# Zed\n\n![[pic.png]]\n\nZed text.\n",
+        "pic.png": b"\x89PNG",
+        "Eve.md": "---\npersona: [other, Tester]\ndate: 2026-01-02\n---\nEve text.\n",
+        "Fay.md": '---\npersona: "[[tester]]"\ndate: 2026-03-04\n---\nFay text.\n',
+        "Gus.md": "---\npersona: other\n---\nGus text.\n",
+    }
+    vault = make_vault({**files, **(extra or {})})
+    vault.reindex(embed=False)
+    return vault
+
+
+def test_ranking_dedup_and_membership(make_vault: MakeVault) -> None:
+    context = load_persona(_vault(make_vault), "tester")
+    assert [(p.source, p.heading) for p in context.parts] == [
+        ("personas/tester.md", None),
+        ("personas/tester.md", None),
+        ("Cat.md", "Plan"),  # Critical Context, though linked last: only its section
+        ("Dan.md", None),  # Active Projects, and a member
+        ("Bob.md", None),  # two links (whole and #Details): once, whole
+        ("Ann.md", None),  # a link in a front matter property, line 5
+        ("Zed.md", None),  # the introduction, line 10
+        ("Fay.md", None),  # members only: newest first
+        ("Eve.md", None),
+    ]
+    parts = {p.source: p.text for p in context.parts[1:]}
+    assert parts["personas/tester.md"] == "- role:: Tester\n- user:: [[Ann]]\n"
+    assert parts["Cat.md"] == "Plan text after code.\n- steps:: 3\n"  # no code, no later section
+    # Its summary stands for the opening, so the line shared with the persona is not needed.
+    assert parts["Dan.md"] == "Dan in one line.\n"
+    assert parts["Bob.md"] == "Bob opening line, long enough to count.\n- status:: active\n"
+    assert parts["Zed.md"] == "Zed text.\n"  # a lone embed is not an opening
+    # The persona's own `city:: Oslo` is about the persona; Ann's is about Ann (and is listed
+    # once, though it is also a property).
+    assert parts["Ann.md"] == "Ann is the user.\n- city:: Oslo\n"
+    assert parts["Fay.md"] == "Fay text.\n- date:: 2026-03-04\n"
+    assert context.left_out == ()
+
+
+def test_text_said_before_is_not_repeated(make_vault: MakeVault) -> None:
+    vault = _vault(
+        make_vault,
+        {"Dan.md": "# Dan\n\nIntro line that mentions [[Zed]] first of all.\nDan's own line.\n"},
+    )
+    context = load_persona(vault, "tester")
+    dan = next(p for p in context.parts if p.source == "Dan.md")
+    assert dan.text == "Dan's own line.\n"
+
+
+def test_a_note_said_entirely_before_is_not_shown(make_vault: MakeVault) -> None:
+    vault = _vault(
+        make_vault, {"Dan.md": "# Dan\n\nIntro line that mentions [[Zed]] first of all.\n"}
+    )
+    context = load_persona(vault, "tester")
+    assert "Dan.md" not in [p.source for p in context.parts]
+    assert "Dan.md" not in context.left_out  # nothing was cut: there was nothing new to say
+
+
+def test_budget_from_front_matter_and_default(make_vault: MakeVault) -> None:
+    vault = _vault(
+        make_vault,
+        {
+            "personas/plain.md": "---\ntype: persona\nrole: r\n---\n# Plain\n",
+            "personas/odd.md": "---\ntype: Persona\nbudget: lots\n---\n# Odd\n",
+        },
+    )
+    budgets = {p.slug: p.budget for p in list_personas(vault)}
+    assert budgets == {"odd": DEFAULT_BUDGET, "plain": DEFAULT_BUDGET, "tester": 3000}
+    assert load_persona(vault, "plain").budget == DEFAULT_BUDGET
+    assert load_persona(vault, "plain").to_markdown() == "# Plain\n\n## Persona facts\n- role:: r\n"
+
+
+def test_a_symlink_swapped_in_after_indexing_is_never_read(
+    make_vault: MakeVault, tmp_path: Path
+) -> None:
+    vault = _vault(make_vault)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nTOP SECRET TEXT\n", encoding="utf-8")
+    (vault.root / "Bob.md").unlink()
+    (vault.root / "Bob.md").symlink_to(secret)
+    context = load_persona(vault, "tester")
+    assert "TOP SECRET" not in context.to_markdown()
+    assert "Bob.md" in context.left_out
+
+
+def test_personas_folder_setting(make_vault: MakeVault) -> None:
+    vault = make_vault({"agents/helper.md": "---\ntype: persona\nrole: Helps\n---\n# Helper\n"})
+    vault.config = Config(personas_folder="agents")
+    vault.reindex(embed=False)
+    assert [p.path for p in list_personas(vault)] == ["agents/helper.md"]
+    assert load_persona(vault, "helper").parts[0] == ContextPart(
+        "persona", "agents/helper.md", None, "# Helper\n"
+    )
+
+
+# --------------------------------------------------------------------------- creating
+
+
+def test_new_persona_writes_the_template_and_indexes_as_a_persona(make_vault: MakeVault) -> None:
+    vault = make_vault({"Note.md": "# Note\n"})
+    vault.reindex(embed=False)
+    path = new_persona(vault, "coach-2", "Running coach: calm, practical")
+    assert path == vault.root / "personas" / "coach-2.md"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(
+        '---\ntype: persona\nrole: "Running coach: calm, practical"\nbudget: 5000\n---\n'
+        "# Coach 2\n\nRunning coach: calm, practical.\n"
+    )
+    for section in SECTIONS:
+        assert f"\n## {section}\n" in text
+    vault.reindex(embed=False)
+    (info,) = list_personas(vault)
+    assert (info.slug, info.role, info.budget) == (
+        "coach-2",
+        "Running coach: calm, practical",
+        5000,
+    )
+    context = load_persona(vault, "coach-2")
+    assert context.parts[0].text.startswith("# Coach 2\n")
+    assert context.parts[1].text == "- role:: Running coach: calm, practical\n"
+
+
+def test_new_persona_refuses_to_overwrite(make_vault: MakeVault) -> None:
+    vault = make_vault({"personas/taken.md": "my own words\n"})
+    with pytest.raises(PersonaExists) as info:
+        new_persona(vault, "taken", "Anything")
+    assert isinstance(info.value, VaultmemError) and info.value.exit_code == 2
+    assert "never overwrites" in str(info.value)
+    assert (vault.root / "personas/taken.md").read_text(encoding="utf-8") == "my own words\n"
+    assert sorted(p.name for p in (vault.root / "personas").iterdir()) == ["taken.md"]
+
+
+@pytest.mark.parametrize("slug", ["../x", "a/b", "/etc/passwd", "Upper", "", "-x", "a b", "x\x00"])
+def test_new_persona_rejects_bad_slugs(make_vault: MakeVault, slug: str) -> None:
+    vault = make_vault({})
+    with pytest.raises(UsageError):
+        new_persona(vault, slug, "role")
+    assert not (vault.root / "personas").exists()
+
+
+def test_new_persona_needs_a_role(make_vault: MakeVault) -> None:
+    with pytest.raises(UsageError, match="--role"):
+        new_persona(make_vault({}), "ok", "  \n ")
