@@ -275,3 +275,25 @@ def test_docs_site_url_prefixes_resolve_to_folder_notes(
     vault.reindex()
     assert dst_of(vault, src, "/en-US/docs/Web/API/Request") is None
     assert links_table(vault) == fresh_copy_links(vault, tmp_path)
+
+
+def test_embedding_cache_is_pruned_once_stale_vectors_pile_up(make_vault: MakeVault) -> None:
+    from vaultmem import store
+
+    vault = make_vault({f"n{i}.md": f"# N{i}\nnote number {i}\n" for i in range(10)})
+    vault.reindex()
+    model = store.get_meta(vault.conn, "embed_model") or ""
+
+    def cached() -> int:
+        return int(store.scalar(vault.conn, "SELECT count(*) FROM embeddings"))
+
+    for round_ in range(1, 4):  # each edit leaves one stale vector behind
+        (vault.root / "n0.md").write_text(f"# N0\nrewritten {round_}\n", encoding="utf-8")
+        vault.reindex()
+    assert cached() == 13  # under the default slack: a one-note edit skips the full anti-join
+    conn = vault.conn
+    assert not store.prune_embedding_cache(conn, model, slack=0.5, floor=0)
+    assert store.prune_embedding_cache(conn, model, slack=0.2, floor=0)
+    assert cached() == 10
+    live = {r[0] for r in conn.execute("SELECT text_hash FROM chunks")}
+    assert {r[0] for r in conn.execute("SELECT text_hash FROM embeddings")} == live

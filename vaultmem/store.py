@@ -801,14 +801,22 @@ def store_vectors(
     )
 
 
-def prune_embedding_cache(conn: Connection, model: str) -> None:
+def prune_embedding_cache(
+    conn: Connection, model: str, slack: float = 0.25, floor: int = 100
+) -> bool:
     """Forget cached vectors no chunk uses any more (other models' are kept: switching back
-    is then free)."""
+    is then free), once they outnumber `slack` of the chunks: the anti-join reads the whole
+    cache (~0.25 s over 126k sections), too slow to run after every one-note edit."""
+    cached = int(scalar(conn, "SELECT count(*) FROM embeddings WHERE model = ?", (model,)))
+    chunks = int(scalar(conn, "SELECT count(*) FROM chunks"))
+    if cached <= chunks * (1 + slack) + floor:
+        return False
     conn.execute(
         "DELETE FROM embeddings WHERE model = ? AND text_hash NOT IN"
         " (SELECT text_hash FROM chunks)",
         (model,),
     )
+    return True
 
 
 def nearest_chunks(conn: Connection, vector: bytes, k: int) -> list[tuple[int, float]]:
@@ -875,16 +883,14 @@ def headings_of(conn: Connection, path: str) -> list[str]:
     ]
 
 
-def all_vectors(conn: Connection) -> tuple[list[int], list[bytes]]:
+def vector_count(conn: Connection) -> int:
+    return int(scalar(conn, "SELECT count(*) FROM chunk_vectors")) if has_vectors(conn) else 0
+
+
+def iter_vectors(conn: Connection) -> Iterator[tuple[int, bytes]]:
     """Every chunk's id and vector, for an in-memory matrix."""
-    if not has_vectors(conn):
-        return [], []
-    ids: list[int] = []
-    blobs: list[bytes] = []
-    for rowid, blob in conn.execute("SELECT rowid, embedding FROM chunk_vectors"):
-        ids.append(rowid)
-        blobs.append(blob)
-    return ids, blobs
+    if has_vectors(conn):
+        yield from conn.execute("SELECT rowid, embedding FROM chunk_vectors")
 
 
 def vector_ids(conn: Connection) -> list[int]:

@@ -43,8 +43,24 @@ class VectorMatrix:
     def load(cls, conn: store.Connection) -> VectorMatrix:
         generation = store.generation(conn)
         model = store.get_meta(conn, "embed_model")
-        ids, blobs = store.all_vectors(conn)
-        return cls(*_as_matrix(ids, blobs), model, generation)
+        count = store.vector_count(conn)
+        if not count:
+            return cls(*_as_matrix([], []), model, generation)
+        # filled row by row: no list of 126k blobs and no joined copy beside the matrix
+        ids = np.empty(count, dtype=np.int64)
+        matrix: np.ndarray | None = None
+        n = 0
+        for rowid, blob in store.iter_vectors(conn):
+            row = np.frombuffer(blob, dtype=np.float32)
+            if matrix is None:
+                matrix = np.empty((count, len(row)), dtype=np.float32)
+            if n == count:  # rows added since the count: the next refresh picks them up
+                break
+            ids[n] = rowid
+            matrix[n] = row
+            n += 1
+        assert matrix is not None
+        return cls(*_normalised(ids[:n], matrix[:n]), model, generation)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -91,7 +107,15 @@ def _as_matrix(
     if not ids:
         return np.zeros(0, dtype=np.int64), np.zeros((0, dim or 0), dtype=np.float32)
     matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1).copy()
+    return _normalised(np.asarray(ids, dtype=np.int64), matrix)
+
+
+def _normalised(ids: np.ndarray, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows scaled to length 1 in place; zero vectors (empty text) dropped: near nothing, as
+    in sqlite-vec."""
     norms = np.linalg.norm(matrix, axis=1)
-    live = norms > 0  # a zero vector (empty text) is near nothing, as in sqlite-vec
-    matrix = matrix[live] / norms[live][:, None]
-    return np.asarray(ids, dtype=np.int64)[live], matrix
+    live = norms > 0
+    if live.all():
+        matrix /= norms[:, None]
+        return ids, matrix
+    return ids[live], matrix[live] / norms[live][:, None]
