@@ -46,8 +46,11 @@ class VaultmemApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "reindex", "Reindex", priority=True),
         Binding("f1,question_mark", "help", "Keys"),
-        Binding("s", "mode('search')", "Search"),
-        Binding("b", "mode('browse')", "Browse"),
+        # Letters for speed where no text field has the focus; F-keys work from anywhere.
+        Binding("s", "mode('search')", "Search", show=False),
+        Binding("b", "mode('browse')", "Browse", show=False),
+        Binding("f2", "mode('search')", "Search", priority=True),
+        Binding("f3", "mode('browse')", "Browse", priority=True),
         Binding("q", "quit", "Quit", show=False),
     ]
 

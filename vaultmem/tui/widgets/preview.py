@@ -15,8 +15,9 @@ def section_lines(text: str, first_line: int, start: int, end: int) -> str:
     """Lines start..end (1-based, inclusive) of a note whose `text` begins at `first_line`."""
     lines = text.splitlines()
     lo = max(0, start - first_line)
-    hi = min(len(lines), end - first_line + 1, lo + MAX_LINES)
-    cut = "\n\n…" if end - first_line + 1 > hi else ""
+    last = min(len(lines), end - first_line + 1)
+    hi = min(last, lo + MAX_LINES)
+    cut = "\n\n…" if hi < last else ""
     return "\n".join(lines[lo:hi]) + cut
 
 

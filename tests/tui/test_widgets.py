@@ -1,0 +1,86 @@
+"""The TUI's pure parts: hit rendering, sections, dates, markdown for display, URLs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vaultmem.tui.screens.note import editor_command, obsidian_url
+from vaultmem.tui.screens.search import parse_since
+from vaultmem.tui.widgets.hit_list import heading_trail, highlighted, hit_text
+from vaultmem.tui.widgets.markdown_text import display_markdown, link_target, strip_front_matter
+from vaultmem.tui.widgets.preview import MAX_LINES, section_lines
+from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, Hit
+
+
+def test_highlighted_snippet_styles_the_marked_words() -> None:
+    text = highlighted(f"the {HIGHLIGHT_START}heat{HIGHLIGHT_END} pump\n  works")
+    assert text.plain == "the heat pump works"
+    spans = [(text.plain[s.start : s.end], str(s.style)) for s in text.spans]
+    assert spans == [("heat", "bold reverse")]
+
+
+def test_hit_text_shows_title_heading_path_date_snippet() -> None:
+    hit = Hit("work/A.md", "A", 3, 9, 1.0, f"{HIGHLIGHT_START}x{HIGHLIGHT_END} y", "A > Setup > Wiring")
+    assert hit_text(hit, "2026-11-18T19:30:00").plain == (
+        "A › Setup › Wiring\nwork/A.md · 2026-11-18\nx y"
+    )
+    assert heading_trail("A", "A") == ""
+
+
+def test_section_lines_cuts_the_hit_out_of_the_note() -> None:
+    text = "\n".join(f"line {i}" for i in range(1, 11))
+    assert section_lines(text, 1, 3, 4) == "line 3\nline 4"
+    assert section_lines(text, 1, 9, 50) == "line 9\nline 10"
+
+
+def test_parse_since() -> None:
+    assert parse_since(" ") is None
+    assert str(parse_since("2026-11-20")) == "2026-11-20"
+    with pytest.raises(ValueError):
+        parse_since("yesterday")
+
+
+def test_long_sections_are_cut_for_the_preview() -> None:
+    text = "\n".join(str(i) for i in range(1, 1001))
+    shown = section_lines(text, 1, 1, 1000).splitlines()
+    assert shown[:2] == ["1", "2"] and shown[-1] == "…" and len(shown) == MAX_LINES + 2
+
+
+def test_obsidian_url_encodes_vault_and_file_without_md() -> None:
+    assert obsidian_url("My Vault", "work/Heat pump COP math.md") == (
+        "obsidian://open?vault=My%20Vault&file=work%2FHeat%20pump%20COP%20math"
+    )
+    assert obsidian_url("v", "personal/travel/日本旅行.md") == (
+        "obsidian://open?vault=v&file=personal%2Ftravel%2F%E6%97%A5%E6%9C%AC%E6%97%85%E8%A1%8C"
+    )
+    assert obsidian_url("v", "a&b=c#d.md").endswith("file=a%26b%3Dc%23d")
+
+
+def test_editor_command_prefers_visual_then_editor_then_vi() -> None:
+    file = Path("/v/a b.md")
+    assert editor_command(file, {"VISUAL": "code -w", "EDITOR": "nano"}) == [
+        "code",
+        "-w",
+        "/v/a b.md",
+    ]
+    assert editor_command(file, {"EDITOR": "nano"}) == ["nano", "/v/a b.md"]
+    assert editor_command(file, {}) == ["vi", "/v/a b.md"]
+
+
+def test_front_matter_is_hidden_unless_it_never_closes() -> None:
+    assert strip_front_matter("---\ntags: [a]\n---\n\n# T\n") == "# T\n"
+    broken = "---\ntags: [unclosed\nbody\n"
+    assert strip_front_matter(broken) == broken
+    assert strip_front_matter("no front matter\n---\n") == "no front matter\n---\n"
+
+
+def test_wikilinks_become_links_outside_code() -> None:
+    text = "See [[Heat pump COP math#Worked example|the maths]] and ![[chart.png]].\n```\n[[not a link]]\n```"
+    shown = display_markdown(text)
+    assert "[the maths](note:Heat%20pump%20COP%20math#Worked%20example)" in shown
+    assert "[chart.png](note:chart.png)" in shown
+    assert "[[not a link]]" in shown
+    assert link_target("note:Heat%20pump%20COP%20math#Worked%20example") == "Heat pump COP math"
+    assert link_target("https://example.org") is None
