@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import networkx as nx
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -157,6 +157,25 @@ def totals_line(report: GapsReport) -> str:
 class GapsScreen(Screen[None]):
     """Where the knowledge is thin: a tab per gap class; Enter opens the row's note."""
 
+    DEFAULT_CSS = """
+    GapsScreen #gaps-totals {
+        width: 1fr;
+        height: auto;
+        max-height: 3;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    GapsScreen.-short #gaps-totals {
+        max-height: 1;
+    }
+    GapsScreen #gaps-tabs {
+        height: 1fr;
+    }
+    GapsScreen #gaps-tabs DataTable {
+        height: 1fr;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "fix_aliases", "Fix alias links"),
         Binding("right_square_bracket", "tab(1)", "Next tab"),
@@ -192,6 +211,10 @@ class GapsScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self.generation != self.vaultmem.index_generation:
             self.reload()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # In a short terminal the table needs the rows: totals get one line (counts are on tabs)
+        self.set_class(event.size.height < 16, "-short")
 
     def reload(self) -> None:
         """Compute the report again (in a worker: seconds on a big vault)."""
