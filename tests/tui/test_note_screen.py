@@ -102,7 +102,9 @@ async def test_a_tag_in_the_panel_searches_that_tag(app: VaultmemApp) -> None:
         panel = app.screen.query_one(LinkPanel)
         panel.focus()
         panel.highlighted = next(
-            i for i in range(panel.option_count) if str(panel.get_option_at_index(i).prompt) == "#math"
+            i
+            for i in range(panel.option_count)
+            if str(panel.get_option_at_index(i).prompt) == "#math"
         )
         await pilot.press("enter")
         await settle(pilot)

@@ -8,10 +8,9 @@ from textual.widgets import Input, Label
 from tests.tui.conftest import settle, type_text
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.note import NoteScreen
-from vaultmem.tui.screens.search import SearchRequest, SearchScreen, parse_since
-from vaultmem.tui.widgets.hit_list import HitList, heading_trail, highlighted, hit_text
-from vaultmem.tui.widgets.preview import Preview, section_lines
-from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, Hit
+from vaultmem.tui.screens.search import SearchRequest, SearchScreen
+from vaultmem.tui.widgets.hit_list import HitList
+from vaultmem.tui.widgets.preview import Preview
 
 pytestmark = pytest.mark.asyncio
 
@@ -114,7 +113,9 @@ async def test_filters_narrow_by_tag_folder_and_date(app: VaultmemApp) -> None:
         dated = hit_paths(app)
         assert dated and len(dated) < len(hit_paths_before := everywhere)
         for path in dated:
-            assert path.startswith("episodes/") and (app.vault.show(path).date or "") >= "2026-11-20"
+            assert (
+                path.startswith("episodes/") and (app.vault.show(path).date or "") >= "2026-11-20"
+            )
         assert hit_paths_before
 
 

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from vaultmem.tui.screens.browse import catalogue
 from vaultmem.tui.screens.note import editor_command, obsidian_url
 from vaultmem.tui.screens.search import parse_since
 from vaultmem.tui.widgets.hit_list import heading_trail, highlighted, hit_text
 from vaultmem.tui.widgets.markdown_text import display_markdown, link_target, strip_front_matter
 from vaultmem.tui.widgets.preview import MAX_LINES, section_lines
-from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, Hit
+from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, FolderCount, Hit, NoteSummary, TagCount
 
 
 def test_highlighted_snippet_styles_the_marked_words() -> None:
@@ -22,7 +23,9 @@ def test_highlighted_snippet_styles_the_marked_words() -> None:
 
 
 def test_hit_text_shows_title_heading_path_date_snippet() -> None:
-    hit = Hit("work/A.md", "A", 3, 9, 1.0, f"{HIGHLIGHT_START}x{HIGHLIGHT_END} y", "A > Setup > Wiring")
+    hit = Hit(
+        "work/A.md", "A", 3, 9, 1.0, f"{HIGHLIGHT_START}x{HIGHLIGHT_END} y", "A > Setup > Wiring"
+    )
     assert hit_text(hit, "2026-11-18T19:30:00").plain == (
         "A › Setup › Wiring\nwork/A.md · 2026-11-18\nx y"
     )
@@ -84,3 +87,20 @@ def test_wikilinks_become_links_outside_code() -> None:
     assert "[[not a link]]" in shown
     assert link_target("note:Heat%20pump%20COP%20math#Worked%20example") == "Heat pump COP math"
     assert link_target("https://example.org") is None
+
+
+def test_catalogue_groups_children_under_parents() -> None:
+    notes = (
+        NoteSummary("a/x.md", "x", None, 1.0, ()),
+        NoteSummary("a/b/y.md", "y", None, 2.0, ()),
+        NoteSummary("top.md", "top", None, 3.0, ()),
+    )
+    found = catalogue(
+        (FolderCount("", 3), FolderCount("a", 2), FolderCount("a/b", 1)),
+        (TagCount("p", 2), TagCount("p/q", 1)),
+        notes,
+        (),
+    )
+    assert found.subfolders == {"": ["a"], "a": ["a/b"]}
+    assert [n.title for n in found.notes_in["a"]] == ["x"]
+    assert found.subtags == {"": ["p"], "p": ["p/q"]}

@@ -151,6 +151,8 @@ class BrowseScreen(Screen[None]):
             Option(Text(n.title).append(f"  {n.path} · {_when(n.mtime)}", style="dim"), id=n.path)
             for n in found.recent
         )
+        if found.recent:
+            recent.highlighted = 0
 
     def _fill_folder(self, node: TreeNode[Place]) -> None:
         found = self.catalogue
