@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from vaultmem import store
@@ -146,7 +146,7 @@ def _part_block(part: ContextPart, first_of_kind: bool) -> str:
     if part.kind == "facts":
         return "\n## Persona facts\n" + part.text
     intro = "\n## Working set\n" if first_of_kind else ""
-    title = PurePosixPath(part.source).name.removesuffix(".md")
+    title = _title(part.source)
     if part.heading:
         title += f" › {part.heading}"
     return f"{intro}\n### {title} ({part.source})\n{part.text}"
@@ -407,7 +407,7 @@ def _names_persona(value: str, slug: str) -> bool:
 def _link_name(value: str) -> str:
     """`[[folder/Name#x|shown]]`, `Name.md` or `Name` -> "name"."""
     name = value.strip().removeprefix("[[").removesuffix("]]").split("|")[0].split("#")[0]
-    return PurePosixPath(name.strip()).name.removesuffix(".md").casefold()
+    return _title(name.strip()).casefold()
 
 
 def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> None:
@@ -424,6 +424,9 @@ def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> 
         meta = store.note_facts(conn, paths)
         tasks = store.task_lines(conn, paths)
         for m in group:
+            if packer.used + packer.frame("working_set", m.path, None) + 2 > packer.budget:
+                packer.left_out.append(m.path)  # not even its heading and a word would fit
+                continue
             lines = _note_lines(vault, m.path)
             if lines is None:
                 packer.left_out.append(m.path)
@@ -452,7 +455,7 @@ def _excerpt(
             if heading_key(text) == key:
                 first, last, heading = line + 1, end, text
                 break
-    entity = _entity(fm, PurePosixPath(m.path).name.removesuffix(".md"))
+    entity = _entity(fm, _title(m.path))
     summary = (fm.get("summary") or fm.get("description")) if heading is None else None
     opening: list[tuple[int, str]]
     if isinstance(summary, str) and summary.strip():
@@ -584,6 +587,11 @@ def _fact_key(entity: str, key: str, value: str) -> tuple[str, str, str]:
 
 def _strip_block_id(value: str) -> str:
     return _BLOCK_ID_RE.sub("", value).strip()
+
+
+def _title(path: str) -> str:
+    """A note's title from its vault path (string work: this runs for every candidate)."""
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _norm(text: str) -> str:
