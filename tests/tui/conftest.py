@@ -1,4 +1,4 @@
-"""TUI fixtures: a copy of sample-vault indexed once per session (fake embedder), copied per test."""
+"""TUI fixtures: sample-vault indexed once per session (fake embedder), copied for each test."""
 
 from __future__ import annotations
 

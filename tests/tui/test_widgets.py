@@ -80,7 +80,10 @@ def test_front_matter_is_hidden_unless_it_never_closes() -> None:
 
 
 def test_wikilinks_become_links_outside_code() -> None:
-    text = "See [[Heat pump COP math#Worked example|the maths]] and ![[chart.png]].\n```\n[[not a link]]\n```"
+    text = (
+        "See [[Heat pump COP math#Worked example|the maths]] and ![[chart.png]].\n"
+        "```\n[[not a link]]\n```"
+    )
     shown = display_markdown(text)
     assert "[the maths](note:Heat%20pump%20COP%20math#Worked%20example)" in shown
     assert "[chart.png](note:chart.png)" in shown
