@@ -19,12 +19,16 @@ SHOWN = 8  # matches in the dropdown: enough to choose from, small enough for 24
 
 
 def match_prompt(match: Match, path: str | None) -> Text:
-    """The matched name with its matched letters bold, and the note's path when it differs."""
+    """The matched name with its matched letters bold, then the note's path (dimmed).
+
+    A match on the path itself (or the path without `.md`) shows just the path.
+    """
     text = Text(no_wrap=True, overflow="ellipsis")
     at = set(match.positions)
-    for i, char in enumerate(match.name):
+    shown = path if path and path.startswith(match.name) else match.name
+    for i, char in enumerate(shown):
         text.append(char, style="bold underline" if i in at else "")
-    if path and path != match.name:
+    if path and shown != path:
         text.append("  " + path, style="dim")
     return text
 
