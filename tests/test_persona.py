@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault
-from vaultmem.config import Config
-from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
+from vaultmem.config import Config, load_config
+from vaultmem.errors import ConfigError, NoteNotFound, UsageError, VaultmemError
 from vaultmem.persona import (
     DEFAULT_BUDGET,
     SECTIONS,
@@ -452,3 +453,22 @@ def test_new_persona_rejects_bad_slugs(make_vault: MakeVault, slug: str) -> None
 def test_new_persona_needs_a_role(make_vault: MakeVault) -> None:
     with pytest.raises(UsageError, match="--role"):
         new_persona(make_vault({}), "ok", "  \n ")
+
+
+@pytest.mark.parametrize("folder", ["../elsewhere", "/etc", "a/../../b", ".hidden", "a\\\\b"])
+def test_personas_folder_must_stay_inside_the_vault(tmp_path: Path, folder: str) -> None:
+    (tmp_path / ".vaultmem").mkdir()
+    (tmp_path / ".vaultmem" / "config.toml").write_text(
+        f"personas_folder = {json.dumps(folder)}\n", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError, match="personas_folder"):
+        load_config(tmp_path)
+
+
+def test_personas_folder_from_the_config_file(tmp_path: Path) -> None:
+    (tmp_path / ".vaultmem").mkdir()
+    (tmp_path / ".vaultmem" / "config.toml").write_text(
+        'personas_folder = "agents/personas/"\n', encoding="utf-8"
+    )
+    assert load_config(tmp_path).personas_folder == "agents/personas"
+    assert load_config(tmp_path / "missing").personas_folder == "personas"
