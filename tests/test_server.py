@@ -17,7 +17,7 @@ from mcp_types import CallToolResult, TextContent, TextResourceContents
 from tests.conftest import SAMPLE_VAULT, write_files
 from vaultmem import graph as link_graph
 from vaultmem.gaps import gaps_report
-from vaultmem.server import build_server, serving
+from vaultmem.server import Live, build_server, serving
 from vaultmem.vault import Vault
 
 pytestmark = pytest.mark.anyio
@@ -444,16 +444,17 @@ def _wait_for(condition: Any, timeout: float = 10.0) -> None:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Vault, Any]]:
+def served(tmp_path: Path) -> Iterator[tuple[Vault, Live]]:
     vault = copy_sample(tmp_path / "vault")
-    with serving(vault) as freshness:
-        _wait_for(freshness.ready.is_set)
-        yield vault, freshness
+    with serving(vault) as live:
+        _wait_for(live.watching.is_set)  # the watcher starts 2 s in without a call
+        yield vault, live
 
 
-async def test_an_edit_on_disk_is_seen_by_the_next_call(served: tuple[Vault, Any]) -> None:
-    vault, freshness = served
-    async with Client(build_server(vault, freshness)) as c:
+async def test_an_edit_on_disk_is_seen_by_the_next_call(served: tuple[Vault, Live]) -> None:
+    vault, live = served
+    freshness = live.freshness
+    async with Client(build_server(vault, live)) as c:
         before = ok(await c.call_tool("search", {"query": "axolotl", "mode": "keyword"}))
         assert before["results"] == []
         note = vault.root / "personal" / "Pets.md"
@@ -475,5 +476,14 @@ def test_serving_builds_a_missing_index(tmp_path: Path) -> None:
     vault = Vault(root)
     vault.embedder_spec = "fake"
     assert not vault.index_path.exists()
-    with serving(vault):
+    with serving(vault) as live:
         assert vault.stats().notes == 43
+        assert live.ready.wait(30)
+
+
+def test_serving_catches_up_with_edits_made_while_no_server_ran(tmp_path: Path) -> None:
+    vault = copy_sample(tmp_path / "vault")
+    (vault.root / "Offline.md").write_text("# Offline\n\nzyzzyva written while down\n", "utf-8")
+    with serving(vault) as live:
+        assert live.refresh() is None  # waited for the catch-up, which found the new note
+        assert [h.path for h in vault.search("zyzzyva", mode="keyword").hits] == ["Offline.md"]

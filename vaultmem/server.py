@@ -8,6 +8,7 @@ logged to stderr with its traceback (stdout is the stdio transport: nothing else
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import hmac
@@ -15,8 +16,12 @@ import ipaddress
 import json
 import logging
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec
 
 import networkx as nx
@@ -42,6 +47,7 @@ from vaultmem.gaps import gaps_report
 from vaultmem.search import Mode, plain
 
 if TYPE_CHECKING:
+    from vaultmem.indexer import ReindexReport
     from vaultmem.live import Freshness
     from vaultmem.vault import Vault
 
@@ -53,6 +59,9 @@ MAX_BODY_BYTES = 1024 * 1024  # a tool call's arguments are a few hundred bytes
 MAX_RESULTS = 50  # search hits per call
 MAX_ROWS = 200  # backlinks or neighbours per call
 MAX_NOTE_CHARS = 200_000  # read_note cuts longer text at a line end and says how to read less
+TOOL_THREADS = 2  # one answers while another waits on a reindex or a long gaps report
+STARTUP_WAIT = 120.0  # seconds a first call waits for the start-up catch-up reindex
+FIRST_CALL_GRACE = 2.0  # the watcher starts after the first answer, or after this many seconds
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 INSTRUCTIONS = """\
@@ -236,26 +245,74 @@ def _failure(message: str) -> CallToolResult:
 
 
 @dataclass
+class Live:
+    """What keeps a running server's answers current: the start-up catch-up, then the watcher."""
+
+    freshness: Freshness
+    ready: threading.Event = field(default_factory=threading.Event)  # caught up with edits
+    answered: threading.Event = field(default_factory=threading.Event)  # a first call is done
+    watching: threading.Event = field(default_factory=threading.Event)  # the watcher runs
+
+    caught_up_at: float = 0.0  # time.monotonic() of the last catch-up
+
+    def refresh(self) -> ReindexReport | None:
+        """Reindex if notes changed (a first call waits for the start-up catch-up)."""
+        self.ready.wait(STARTUP_WAIT)
+        if not self.watching.is_set() and time.monotonic() - self.caught_up_at > 1.0:
+            self.freshness.mark_changed()  # no watcher yet to say whether anything changed
+        return self.freshness.ensure_fresh()
+
+
+@dataclass
 class _Tools:
-    """The tool bodies, bound to one vault (and its freshness watcher when the server runs)."""
+    """The tool bodies, bound to one vault (and what keeps it fresh, when the server runs)."""
 
     vault: Vault
-    freshness: Freshness | None = None
+    live: Live | None = None
+    # Tool bodies run on these threads, not on whichever worker the event loop picks: each
+    # thread has its own SQLite connection and page cache, and a handful of warm ones answer
+    # several times faster than dozens of cold ones taking turns.
+    pool: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="vaultmem-tool")
+    )
 
-    def answer(
+    async def answer(
         self, body: Callable[P, CallToolResult], *args: P.args, **kwargs: P.kwargs
     ) -> CallToolResult:
         """Run a tool body on a fresh index, turning VaultmemError into a tool error."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, partial(self._answer, body, *args, **kwargs))
+
+    def _answer(
+        self, body: Callable[P, CallToolResult], *args: P.args, **kwargs: P.kwargs
+    ) -> CallToolResult:
         try:
             self.fresh()
             return body(*args, **kwargs)
         except VaultmemError as exc:
             return _failure(str(exc))
+        finally:
+            if self.live is not None:
+                self.live.answered.set()
+
+    async def read(self, body: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
+        """Read a resource on a fresh index, turning VaultmemError into a resource error."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, partial(self._read, body, *args, **kwargs))
+
+    def _read(self, body: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            self.fresh()
+            return body(*args, **kwargs)
+        except VaultmemError as exc:
+            if isinstance(exc, NoteNotFound):
+                raise ResourceNotFoundError(str(exc)) from exc
+            raise ResourceError(str(exc)) from exc
 
     def fresh(self) -> None:
         """Reindex first when notes changed on disk, so every answer reflects the files."""
-        if self.freshness is not None:
-            report = self.freshness.ensure_fresh()
+        if self.live is not None:
+            report = self.live.refresh()
             if report is not None:
                 log.info("reindexed after edits: %s", report.summary())
 
@@ -468,6 +525,19 @@ class _Tools:
         )
         return result
 
+    def persona_note(self, slug: str) -> str:
+        from vaultmem.persona import list_personas, load_persona
+
+        named = next((p for p in list_personas(self.vault) if p.slug == slug), None)
+        # An alias finds its persona the way persona_context finds it.
+        path = named.path if named else load_persona(self.vault, slug, None).path
+        return self.vault.read_note(path).text
+
+    def persona_loaded(self, slug: str) -> str:
+        from vaultmem.persona import load_persona
+
+        return load_persona(self.vault, slug, None).to_markdown()
+
 
 def _title(G: nx.DiGraph, node: str) -> str:
     return str(G.nodes[node]["title"])
@@ -496,10 +566,11 @@ class VaultServer(MCPServer[Any]):
 
     async def list_resources(self) -> list[Resource]:
         listed = list(await super().list_resources())
-        try:
-            from vaultmem.persona import list_personas
+        from vaultmem.persona import list_personas
 
-            personas = list_personas(self.tools.vault)
+        loop = asyncio.get_running_loop()
+        try:
+            personas = await loop.run_in_executor(self.tools.pool, list_personas, self.tools.vault)
         except VaultmemError:
             return listed
         for p in personas:
@@ -516,13 +587,13 @@ class VaultServer(MCPServer[Any]):
         return listed
 
 
-def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServer:
+def build_server(vault: Vault, live: Live | None = None) -> VaultServer:
     """The MCP server over `vault`: tools, persona resources and instructions for agents."""
-    tools = _Tools(vault, freshness)
+    tools = _Tools(vault, live)
     server = VaultServer(tools)
 
     @server.tool(name="search", title="Search the vault", annotations=READ_ONLY)
-    def search(
+    async def search(
         query: Annotated[
             str,
             Field(
@@ -568,10 +639,10 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
         Each result has the note's path and title, the heading of the matching section, its
         line range, a snippet and a score. Read more of a hit with read_note(path, heading).
         """
-        return tools.answer(tools.search, query, mode, limit, tag, path, since)
+        return await tools.answer(tools.search, query, mode, limit, tag, path, since)
 
     @server.tool(name="read_note", title="Read a note", annotations=READ_ONLY)
-    def read_note(
+    async def read_note(
         ref: NoteRef,
         heading: Annotated[
             str | None,
@@ -587,15 +658,15 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
 
         The answer starts with the note's path and line range, then the markdown as written.
         """
-        return tools.answer(tools.read_note, ref, heading)
+        return await tools.answer(tools.read_note, ref, heading)
 
     @server.tool(name="backlinks", title="Notes linking here", annotations=READ_ONLY)
-    def backlinks(ref: NoteRef, limit: Limit = 50) -> Annotated[CallToolResult, BacklinksOut]:
+    async def backlinks(ref: NoteRef, limit: Limit = 50) -> Annotated[CallToolResult, BacklinksOut]:
         """List the notes that link to a note, each with the line around the link."""
-        return tools.answer(tools.backlinks, ref, limit)
+        return await tools.answer(tools.backlinks, ref, limit)
 
     @server.tool(name="find_connections", title="How two notes connect", annotations=READ_ONLY)
-    def find_connections(
+    async def find_connections(
         start: NoteRef,
         end: NoteRef,
         max_depth: Annotated[
@@ -618,10 +689,12 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
 
         A name that no note has but some notes link to (a wanted note) works too.
         """
-        return tools.answer(tools.find_connections, start, end, max_depth, relations, directed)
+        return await tools.answer(
+            tools.find_connections, start, end, max_depth, relations, directed
+        )
 
     @server.tool(name="neighbors", title="Notes around a note", annotations=READ_ONLY)
-    def neighbors(
+    async def neighbors(
         ref: NoteRef,
         depth: Annotated[
             int, Field(ge=1, le=3, description="How many links away to look (1: direct links).")
@@ -632,10 +705,10 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
 
         kind is 'note', 'attachment', or 'wanted' (linked to but not written yet).
         """
-        return tools.answer(tools.neighbors, ref, depth, limit)
+        return await tools.answer(tools.neighbors, ref, depth, limit)
 
     @server.tool(name="knowledge_gaps", title="Where the vault is thin", annotations=READ_ONLY)
-    def knowledge_gaps(
+    async def knowledge_gaps(
         limit: Annotated[
             int, Field(ge=1, le=MAX_RESULTS, description="At most this many rows per list.")
         ] = 10,
@@ -647,18 +720,18 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
         resolve, weakly linked notes, notes and links holding groups together, small isolated
         clusters, suggested links with their evidence, and notes past their decay tier.
         """
-        return tools.answer(tools.knowledge_gaps, limit)
+        return await tools.answer(tools.knowledge_gaps, limit)
 
     @server.tool(name="list_personas", title="List personas", annotations=READ_ONLY)
-    def list_personas() -> Annotated[CallToolResult, PersonasOut]:
+    async def list_personas() -> Annotated[CallToolResult, PersonasOut]:
         """The personas in the vault (persona notes): slug, title, role and context budget.
 
         Load one with persona_context(slug).
         """
-        return tools.answer(tools.list_personas)
+        return await tools.answer(tools.list_personas)
 
     @server.tool(name="persona_context", title="Load a persona", annotations=READ_ONLY)
-    def persona_context(
+    async def persona_context(
         slug: Annotated[
             str,
             Field(
@@ -685,7 +758,7 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
         the same vault gives the same text, so prompt caches keep working. The last block says
         how much of the budget each part used.
         """
-        return tools.answer(tools.persona_context, slug, budget)
+        return await tools.answer(tools.persona_context, slug, budget)
 
     @server.resource(
         "vaultmem://persona/{slug}",
@@ -694,17 +767,8 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
         description="A persona note as written (markdown).",
         mime_type="text/markdown",
     )
-    def persona_note(slug: str) -> str:
-        from vaultmem.persona import list_personas, load_persona
-
-        try:
-            tools.fresh()
-            named = next((p for p in list_personas(vault) if p.slug == slug), None)
-            # An alias finds its persona the way persona_context finds it.
-            path = named.path if named else load_persona(vault, slug, None).path
-            return vault.read_note(path).text
-        except VaultmemError as exc:
-            raise _resource_error(exc) from exc
+    async def persona_note(slug: str) -> str:
+        return await tools.read(tools.persona_note, slug)
 
     @server.resource(
         "vaultmem://persona/{slug}/context",
@@ -713,43 +777,61 @@ def build_server(vault: Vault, freshness: Freshness | None = None) -> VaultServe
         description="A persona's loaded context at its own budget, as persona_context returns it.",
         mime_type="text/markdown",
     )
-    def persona_loaded(slug: str) -> str:
-        from vaultmem.persona import load_persona
-
-        try:
-            tools.fresh()
-            return load_persona(vault, slug, None).to_markdown()
-        except VaultmemError as exc:
-            raise _resource_error(exc) from exc
+    async def persona_loaded(slug: str) -> str:
+        return await tools.read(tools.persona_loaded, slug)
 
     return server
-
-
-def _resource_error(exc: VaultmemError) -> ResourceError:
-    if isinstance(exc, NoteNotFound):
-        return ResourceNotFoundError(str(exc))
-    return ResourceError(str(exc))
 
 
 # --------------------------------------------------------------------------- running
 
 
 @contextlib.contextmanager
-def serving(vault: Vault) -> Iterator[Freshness]:
-    """Ready a vault for a long-running server: an index, vectors in memory, a file watcher."""
+def serving(vault: Vault) -> Iterator[Live]:
+    """Ready a vault for a long-running server: an index, a file watcher, and in the
+    background the catch-up on edits made while no server ran, the embedding model and the
+    vectors in memory (a first call waits for the catch-up only)."""
     from vaultmem.live import Freshness
 
     try:
-        vault.stats()
+        vault.conn  # noqa: B018 - opening the index checks that it exists and its schema
     except NoIndex:
         log.info("no index for %s yet: building it once (text and vectors)", vault.root)
         report = vault.reindex()
         log.info("indexed: %s", report.summary())
-    vault.warm()
     freshness = Freshness(vault)
-    freshness.start()
+    live = Live(freshness)
+
+    def prepare() -> None:
+        # One thread, one step after another, and only the catch-up before the first answer:
+        # on two cores, threads fighting for the GIL (setting up inotify watches on every
+        # folder, loading the vectors) made the first answer wait for all of them.
+        freshness.mark_changed()  # catch up with edits made while no server ran
+        catch_up()
+        live.ready.set()
+        try:
+            vault.embedder()
+        except VaultmemError as exc:  # search says so itself, and falls back to keywords
+            log.warning("embedding model not ready: %s", exc)
+        live.answered.wait(FIRST_CALL_GRACE)
+        freshness.start(check_now=True)
+        freshness.ready.wait(STARTUP_WAIT)
+        catch_up()  # what changed between the first catch-up and the watcher's start
+        live.watching.set()
+        vault.warm(background=False)
+
+    def catch_up() -> None:
+        try:
+            report = freshness.ensure_fresh()
+            live.caught_up_at = time.monotonic()
+            if report is not None and report.changed + report.removed:
+                log.info("caught up with edits: %s", report.summary())
+        except VaultmemError as exc:  # the next call retries and reports it
+            log.warning("could not catch up with edits yet: %s", exc)
+
+    threading.Thread(target=prepare, name="vaultmem-prepare", daemon=True).start()
     try:
-        yield freshness
+        yield live
     finally:
         freshness.stop()
 
@@ -768,8 +850,8 @@ def configure_logging() -> None:
 def run_stdio(vault: Vault) -> None:
     """Serve MCP over stdin/stdout until the client closes the stream."""
     configure_logging()
-    with serving(vault) as freshness:
-        build_server(vault, freshness).run("stdio")
+    with serving(vault) as live:
+        build_server(vault, live).run("stdio")
 
 
 def is_loopback(host: str) -> bool:
@@ -886,7 +968,7 @@ def run_http(
 
     configure_logging()
     check_bind(host, token)  # before indexing: a refused start should be quick
-    with serving(vault) as freshness:
-        app = http_app(build_server(vault, freshness), host, port, token, extra_hosts)
+    with serving(vault) as live:
+        app = http_app(build_server(vault, live), host, port, token, extra_hosts)
         log.info("serving %s at http://%s:%d/mcp", vault.root, host, port)
         uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
