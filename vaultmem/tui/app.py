@@ -42,7 +42,7 @@ class VaultmemApp(App[None]):
     }
     DEFAULT_MODE = "search"
     COMMANDS = App.COMMANDS | {NotesProvider}
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (90, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # noqa: RUF012 - narrow: no side panes
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "reindex", "Reindex", priority=True),
         Binding("f1,question_mark", "help", "Keys"),
@@ -180,7 +180,7 @@ class VaultmemApp(App[None]):
                 yield SystemCommand(
                     mode.capitalize(),
                     f"The {mode} screen",
-                    lambda mode=mode: self.action_mode(mode),  # type: ignore[misc]
+                    lambda mode=mode: self.action_mode(mode),
                 )
         yield SystemCommand("Reindex", "Bring the index up to date (ctrl+r)", self.action_reindex)
         yield SystemCommand(

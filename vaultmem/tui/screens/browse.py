@@ -130,9 +130,9 @@ class BrowseScreen(Screen[None]):
         except VaultmemError as exc:
             app.call_from_thread(self.notify, str(exc), severity="error")
             return
-        app.call_from_thread(self.show, found)
+        app.call_from_thread(self.show_catalogue, found)
 
-    def show(self, found: Catalogue) -> None:
+    def show_catalogue(self, found: Catalogue) -> None:
         self.catalogue = found
         folders = self.query_one("#folder-tree", Tree)
         folders.clear()
@@ -175,7 +175,7 @@ class BrowseScreen(Screen[None]):
                 node.add_leaf(label, Place("tag", tag))
 
     @on(Tree.NodeExpanded)
-    def expand(self, event: Tree.NodeExpanded[Place]) -> None:
+    def fill_on_expand(self, event: Tree.NodeExpanded[Place]) -> None:
         node = event.node
         if node.children or node.data is None or node.is_root:
             return  # filled already: children are added once, on first expansion
@@ -185,7 +185,7 @@ class BrowseScreen(Screen[None]):
             self._fill_tag(node)
 
     @on(Tree.NodeSelected)
-    def select(self, event: Tree.NodeSelected[Place]) -> None:
+    def node_selected(self, event: Tree.NodeSelected[Place]) -> None:
         place = event.node.data
         if place is None:
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.app import ComposeResult
@@ -35,7 +36,9 @@ class NoIndexScreen(Screen[None]):
         what = "rebuild the index from scratch" if self.full else "build the index"
         with Vertical(id="no-index"):
             yield Label(f"{vault.root.name}: no usable index", id="no-index-title")
-            yield Static(str(self.problem), id="no-index-problem")
+            # paths inside the vault read shorter relative to it (".vaultmem/index.db")
+            problem = str(self.problem).replace(str(vault.root) + os.sep, "")
+            yield Static(problem, id="no-index-problem", markup=False)
             yield Static(
                 f"Press Enter to {what} now (words, links and vectors; the notes are only "
                 "read), or q to quit.",

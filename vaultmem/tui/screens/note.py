@@ -80,6 +80,10 @@ class NoteScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#note-scroll").focus()
 
+    def on_descendant_focus(self) -> None:
+        # a narrow terminal shows one pane: the links list while it has the focus
+        self.set_class(isinstance(self.focused, LinkPanel), "-links-focused")
+
     def on_screen_resume(self) -> None:
         if self.generation != self.vaultmem.index_generation:
             self.reload()

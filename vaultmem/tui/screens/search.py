@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from vaultmem.tui.app import VaultmemApp
 
 LIMIT = 30
+WELCOME = """\
+**Type to search** the vault by words and meaning.
+
+- `↓` `↑` move through the hits, `enter` opens one
+- `ctrl+t` hybrid, keyword or semantic
+- `ctrl+f` filter by tag, folder, date
+- `f3` browse folders, tags, recent notes
+- `ctrl+p` every command, and any note by name
+- `ctrl+r` reindex · `f1` all keys · `ctrl+q` quit
+"""
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,8 @@ class SearchScreen(Screen[None]):
         Binding("escape", "focus_query", "Query", show=False),
         Binding("slash", "focus_query", "Query", show=False),
     ]
+
+    show_timings = True  # the status line's "· 12 ms"; snapshot tests turn it off
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,6 +99,7 @@ class SearchScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#query", Input).focus()
         self.show_status()
+        self.query_one(Preview).show("", WELCOME)
 
     def on_screen_resume(self) -> None:
         if self.generation != self.vaultmem.index_generation:
@@ -119,7 +132,7 @@ class SearchScreen(Screen[None]):
         if not request.query.strip():
             self.last_result = None
             self.query_one(HitList).show_hits((), {})
-            self.query_one(Preview).clear()
+            self.query_one(Preview).show("", WELCOME)
             self.show_status()
             return
         self.search(request)
@@ -177,7 +190,9 @@ class SearchScreen(Screen[None]):
             else:
                 n = len(result.hits)
                 mode = result.mode if result.mode == self.mode else f"{result.mode} (fallback)"
-                took = f" · {self.last_ms:.0f} ms" if self.last_ms is not None else ""
+                took = ""
+                if self.show_timings and self.last_ms is not None:
+                    took = f" · {self.last_ms:.0f} ms"
                 message = f"{n} note{'s' * (n != 1)} · {mode}{took}"
         status.update(message)
 
