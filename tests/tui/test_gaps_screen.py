@@ -118,7 +118,7 @@ async def test_each_tab_lists_the_sample_vaults_gaps(recording: RecordingApp) ->
         totals = str(screen.query_one("#gaps-totals", Label).content)
         assert totals == totals_line(screen.report)
         assert totals.startswith("43 notes · orphans 1 (2.3%) · dead ends 1 (2.3%)")
-        assert screen.query_one(TabbedContent).loading is False
+        assert screen.query_one("#gaps-totals", Label).loading is False
 
 
 @pytest.mark.asyncio
@@ -276,7 +276,7 @@ async def test_a_core_error_is_a_message_not_a_traceback(recording: RecordingApp
         errors = [n.message for n in recording._notifications if n.severity == "error"]
         assert errors and "vaultmem reindex" in errors[0]
         assert str(screen.query_one("#gaps-totals", Label).content) == errors[0]
-        assert screen.query_one(TabbedContent).loading is False
+        assert screen.query_one("#gaps-totals", Label).loading is False
 
 
 @pytest.mark.asyncio
