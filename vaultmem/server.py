@@ -252,6 +252,7 @@ class Live:
     ready: threading.Event = field(default_factory=threading.Event)  # caught up with edits
     answered: threading.Event = field(default_factory=threading.Event)  # a first call is done
     watching: threading.Event = field(default_factory=threading.Event)  # the watcher runs
+    closed: threading.Event = field(default_factory=threading.Event)  # the server is stopping
 
     caught_up_at: float = 0.0  # time.monotonic() of the last catch-up
 
@@ -814,11 +815,14 @@ def serving(vault: Vault) -> Iterator[Live]:
         except VaultmemError as exc:  # search says so itself, and falls back to keywords
             log.warning("embedding model not ready: %s", exc)
         live.answered.wait(FIRST_CALL_GRACE)
+        if live.closed.is_set():
+            return
         freshness.start(check_now=True)
         freshness.ready.wait(STARTUP_WAIT)
         catch_up()  # what changed between the first catch-up and the watcher's start
         live.watching.set()
-        vault.warm(background=False)
+        if not live.closed.is_set():
+            vault.warm(background=False)
 
     def catch_up() -> None:
         try:
@@ -829,10 +833,14 @@ def serving(vault: Vault) -> Iterator[Live]:
         except VaultmemError as exc:  # the next call retries and reports it
             log.warning("could not catch up with edits yet: %s", exc)
 
-    threading.Thread(target=prepare, name="vaultmem-prepare", daemon=True).start()
+    preparing = threading.Thread(target=prepare, name="vaultmem-prepare", daemon=True)
+    preparing.start()
     try:
         yield live
     finally:
+        live.closed.set()
+        live.answered.set()  # no first call is coming: let the preparation finish
+        preparing.join(timeout=STARTUP_WAIT)
         freshness.stop()
 
 

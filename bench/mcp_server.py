@@ -1,6 +1,6 @@
 r"""The MCP server over stdio on the 14k MDN pages: tool round trips, start-up, idle CPU.
 
-    .venv/bin/python bench/mcp.py [--runs 3] [--queries 100] [--passes 2] [--idle 30]
+    .venv/bin/python bench/mcp_server.py [--runs 3] [--queries 100] [--passes 2] [--idle 30]
 
 MDN is copied once (with file times) to $VAULTMEM_BENCH_TMP/mcp/files (default
 /tmp/vaultmem-bench), with `.vaultmem/config.toml` mapping its /en-US/docs/ links onto the vault
@@ -50,9 +50,6 @@ from _common import (
     write_json,
 )
 from search import make_queries
-
-# This file is named like the SDK: with its folder on the path, `import mcp` would import itself.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 SEED = 42
 TARGETS_MS = {"search": 30.0, "read_note": 10.0, "persona_context": 200.0, "start": 2000.0}
