@@ -159,6 +159,7 @@ class PathScreen(Screen[None]):
         try:
             index = app.note_index()
             paths = {n.path: n.path for n in app.vault.note_names()}
+            app.vault.graph()  # built once per index generation: now, not on the first path
         except VaultmemError as exc:
             app.call_from_thread(self._failed, exc)
             return
