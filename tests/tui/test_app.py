@@ -169,3 +169,20 @@ async def test_small_terminal_40x12_without_a_crash(app: VaultmemApp) -> None:
         await pilot.press("f2")
         await settle(pilot)
         assert app.screen.has_class("-wide")
+
+
+async def test_every_screen_is_a_key_away(app: VaultmemApp) -> None:
+    from vaultmem.tui.screens.gaps import GapsScreen
+    from vaultmem.tui.screens.path import PathScreen
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        for key, screen in (("f4", GapsScreen), ("f5", PathScreen), ("f3", BrowseScreen)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, screen)
+        await pilot.press("f2")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press("tab", "g")  # letters work where no text field has the focus
+        await settle(pilot)
+        assert isinstance(app.screen, GapsScreen)

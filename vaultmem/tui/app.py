@@ -19,8 +19,10 @@ from vaultmem.indexer import ReindexReport
 from vaultmem.tui.commands import NotesProvider, note_entries, screen_commands
 from vaultmem.tui.fuzzy import NameIndex
 from vaultmem.tui.screens.browse import BrowseScreen
+from vaultmem.tui.screens.gaps import GapsScreen
 from vaultmem.tui.screens.no_index import NoIndexScreen
 from vaultmem.tui.screens.note import NoteScreen
+from vaultmem.tui.screens.path import PathScreen
 from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.widgets.reindex_bar import ReindexProgress
 from vaultmem.vault import Vault
@@ -39,6 +41,8 @@ class VaultmemApp(App[None]):
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
         "search": SearchScreen,
         "browse": BrowseScreen,
+        "gaps": GapsScreen,
+        "path": PathScreen,
     }
     DEFAULT_MODE = "search"
     COMMANDS = App.COMMANDS | {NotesProvider}
@@ -49,8 +53,12 @@ class VaultmemApp(App[None]):
         # Letters for speed where no text field has the focus; F-keys work from anywhere.
         Binding("s", "mode('search')", "Search", show=False),
         Binding("b", "mode('browse')", "Browse", show=False),
+        Binding("g", "mode('gaps')", "Gaps", show=False),
+        Binding("p", "mode('path')", "Path", show=False),
         Binding("f2", "mode('search')", "Search", priority=True),
         Binding("f3", "mode('browse')", "Browse", priority=True),
+        Binding("f4", "mode('gaps')", "Gaps", priority=True),
+        Binding("f5", "mode('path')", "Path", priority=True),
         Binding("q", "quit", "Quit", show=False),
     ]
 

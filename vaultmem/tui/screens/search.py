@@ -31,7 +31,7 @@ WELCOME = """\
 - `↓` `↑` move through the hits, `enter` opens one
 - `ctrl+t` hybrid, keyword or semantic
 - `ctrl+f` filter by tag, folder, date
-- `f3` browse folders, tags, recent notes
+- `f3` browse folders, tags, recent notes · `f4` gaps · `f5` path
 - `ctrl+p` every command, and any note by name
 - `ctrl+r` reindex · `f1` all keys · `ctrl+q` quit
 """
