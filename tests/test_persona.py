@@ -472,3 +472,16 @@ def test_personas_folder_from_the_config_file(tmp_path: Path) -> None:
     )
     assert load_config(tmp_path).personas_folder == "agents/personas"
     assert load_config(tmp_path / "missing").personas_folder == "personas"
+
+
+def test_links_rank_in_reading_order_within_a_line(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "personas/p.md": "---\ntype: persona\n---\n# P\n\nSee [[Zoe]] and then [[Abe]].\n",
+            "Zoe.md": "Zoe text.\n",
+            "Abe.md": "Abe text.\n",
+        }
+    )
+    vault.reindex(embed=False)
+    context = load_persona(vault, "p")
+    assert [p.source for p in context.parts[1:]] == ["Zoe.md", "Abe.md"]

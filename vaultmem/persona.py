@@ -260,15 +260,16 @@ class _Member:
     path: str
     tier: int = _MEMBER_TIER
     links: int = 0
-    first_line: int = 1 << 30
+    first_link: int = 1 << 30  # where its first link is among the persona's, in reading order
     whole: bool = False  # linked at least once without a heading
     heading: str | None = None  # the first linked heading, used when never linked whole
     date: str = ""
 
     def rank(self) -> tuple[int, int, int, tuple[int, ...], str]:
-        # Newer dates first, undated last; only reached between unlinked members.
+        # Newer dates first, undated last. Only notes without a link from the persona reach this
+        # (linked ones differ in first_link), and only they have their date looked up.
         newest_first = tuple(-ord(c) for c in self.date) if self.date else (1,)
-        return (self.tier, -self.links, self.first_line, newest_first, self.path)
+        return (self.tier, -self.links, self.first_link, newest_first, self.path)
 
 
 # A line of a part, with what it says for deduplication: (text, normalised line, fact key).
@@ -372,14 +373,18 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
         for _level, text, line, end in store.heading_ranges(conn, info.path)
     ]
     members: dict[str, _Member] = {}
-    for line, dst, kind, heading, block in store.outgoing_links(conn, info.path):
+    # Links come in reading order (line, then position in the line): their index is the order
+    # in which the author mentions the notes.
+    for position, (line, dst, kind, heading, block) in enumerate(
+        store.outgoing_links(conn, info.path)
+    ):
         if dst is None or kind != "note" or dst == info.path:
             continue  # wanted notes and attachments have no text to give
         m = members.setdefault(dst, _Member(dst))
         tier = min((t for start, end, t in sections if start <= line <= end), default=_OTHER_TIER)
         m.tier = min(m.tier, tier)
         m.links += 1
-        m.first_line = min(m.first_line, line)
+        m.first_link = min(m.first_link, position)
         if heading and not block:
             m.heading = m.heading or heading
         else:
