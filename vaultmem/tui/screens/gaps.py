@@ -260,7 +260,6 @@ class GapsScreen(Screen[None]):
         totals.update(totals_line(report))
         totals.loading = False
         self._focus_table()
-        self.refresh_bindings()
 
     def _active_tab(self) -> str:
         return (self.query_one("#gaps-tabs", TabbedContent).active or "").removeprefix("gaps-")
@@ -269,10 +268,6 @@ class GapsScreen(Screen[None]):
         self.query_one(f"#gaps-table-{self._active_tab()}", DataTable).focus()
 
     # ---- moving about
-
-    @on(TabbedContent.TabActivated)
-    def _tab_changed(self) -> None:
-        self.refresh_bindings()  # the fix key shows on the alias tab only
 
     def action_tab(self, step: int) -> None:
         ids = [f"gaps-{tab_id}" for tab_id, _ in TABS]
@@ -288,12 +283,12 @@ class GapsScreen(Screen[None]):
 
     # ---- the alias fix
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "fix_aliases":
-            return self._active_tab() == ALIAS_TAB
-        return True
-
     def action_fix_aliases(self) -> None:
+        """From any tab (or the command palette): show the alias links, then their diff."""
+        contents = self.query_one("#gaps-tabs", TabbedContent)
+        if contents.active != f"gaps-{ALIAS_TAB}":
+            contents.active = f"gaps-{ALIAS_TAB}"
+            self._focus_table()
         self._plan_fixes()
 
     @work(thread=True, exclusive=True, group="gaps-fix")
