@@ -83,6 +83,7 @@ class VaultmemApp(App[None]):
         self._lock = threading.Lock()
         self._dates: tuple[int, dict[str, str | None]] | None = None
         self._names: tuple[int, NameIndex] | None = None
+        self.warming: threading.Thread | None = None
         self.title = f"vaultmem · {vault.root.name}"
 
     # ---- start and stop
@@ -97,12 +98,13 @@ class VaultmemApp(App[None]):
 
     def _index_ready(self) -> None:
         self.index_ok = True
-        self.vault.warm()
+        self.warming = self.vault.warm()  # vectors into memory, in the background
         if self.live and self.freshness is None:
             from vaultmem.live import Freshness
 
             self.freshness = Freshness(self.vault, on_change=self._disk_changed)
             self.freshness.start()
+            self.refresh_index()  # edits made while the app was closed
 
     def on_unmount(self) -> None:
         if self.freshness is not None:

@@ -59,6 +59,7 @@ class NoteScreen(Screen[None]):
         self.generation = -1
         self.info: NoteInfo | None = None
         self.gone = False
+        self.shown: str | None = None  # the path whose text is on screen
 
     @property
     def vaultmem(self) -> VaultmemApp:
@@ -154,6 +155,7 @@ class NoteScreen(Screen[None]):
         self.query_one("#note-body", Markdown).update(display_markdown(note.text))
         self.query_one("#note-scroll", VerticalScroll).scroll_home(animate=False)
         self.sub_title = note.title
+        self.shown = path
 
     def show_info(self, path: str, info: NoteInfo) -> None:
         if path != self.path:
@@ -180,6 +182,7 @@ class NoteScreen(Screen[None]):
             "Press `escape` to go back, or `[` for the previous note."
         )
         self.query_one(LinkPanel).clear_options()
+        self.shown = path
 
     # ---- following links
 
