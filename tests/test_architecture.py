@@ -15,6 +15,8 @@ HEADLESS = [
     "vaultmem.vault",
     "vaultmem.vectors",
     "vaultmem.live",
+    "vaultmem.persona",
+    "vaultmem.gaps",
     "vaultmem.cli",
 ]
 
