@@ -267,3 +267,44 @@ class TestPathScreenLooks:
             await pick(pilot, "shakshuka")
 
         assert snap_compare(self.app(vault_dir), terminal_size=(40, 12), run_before=run_before)
+
+
+@pytest.mark.asyncio
+async def test_a_wanted_note_is_an_end_too_but_has_no_file_to_open(
+    recording: RecordingApp,
+) -> None:
+    async with recording.run_test(size=(80, 24)) as pilot:
+        screen = await open_path(pilot)
+        await pick(pilot, "tariff optimizer")
+        await pick(pilot, "Load Forecasting")  # no note has that name: the core resolves it
+        assert screen.ends() == ("work/projects/Tariff Optimizer.md", "wanted:load forecasting")
+        assert hop_lines(screen) == [
+            "Tariff Optimizer  work/projects/Tariff Optimizer.md",
+            "  -->links_to  Load Forecasting (wanted: not written yet)",
+        ]
+        await pilot.press("down", "enter")
+        assert recording.opened == []
+        assert [n.message for n in recording._notifications] == [
+            "Load Forecasting is a wanted note: no file yet"
+        ]
+
+
+@pytest.mark.asyncio
+async def test_a_picked_note_deleted_on_disk_is_reported_after_the_reindex(
+    recording: RecordingApp,
+) -> None:
+    async with recording.run_test(size=(80, 24)) as pilot:
+        screen = await open_path(pilot)
+        await pick(pilot, "shakshuka")
+        await pick(pilot, "jonas")
+        (recording.vault.root / SHAKSHUKA).unlink()
+        recording.reindex()
+        await settle(pilot)
+        await settle(pilot)
+        assert recording.screen is screen
+        errors = [n.message for n in recording._notifications if n.severity == "error"]
+        assert errors == ["a picked note is gone from the index: pick it again"]
+        await pilot.press("ctrl+l")
+        await pick(pilot, "weekly meal plan")
+        await pick(pilot, "jonas")
+        assert len(hop_lines(screen)) == 4  # the rest of the vault still answers
