@@ -162,8 +162,6 @@ class GapsScreen(Screen[None]):
         width: 1fr;
         height: auto;
         max-height: 3;
-        padding: 0 1;
-        color: $text-muted;
     }
     GapsScreen.-short #gaps-totals {
         max-height: 1;

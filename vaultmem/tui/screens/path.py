@@ -95,20 +95,15 @@ class PathScreen(Screen[None]):
         width: 5;
         padding: 0 1 0 0;
         text-align: right;
-        color: $text-muted;
     }
     PathScreen NotePicker {
         width: 1fr;
     }
     PathScreen #path-hops {
         height: 1fr;
-        border: none;
-        margin-top: 1;
     }
     PathScreen #path-why {
         height: auto;
-        margin-top: 1;
-        padding: 0 1;
     }
     """
 
