@@ -811,7 +811,7 @@ def serving(vault: Vault) -> Iterator[Live]:
         catch_up()
         live.ready.set()
         try:
-            vault.embedder()
+            vault.embedder().embed(["vaultmem"])  # loads the model (it loads on first use)
         except VaultmemError as exc:  # search says so itself, and falls back to keywords
             log.warning("embedding model not ready: %s", exc)
         live.answered.wait(FIRST_CALL_GRACE)
