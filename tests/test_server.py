@@ -16,6 +16,7 @@ from mcp_types import CallToolResult, TextContent, TextResourceContents
 
 from tests.conftest import SAMPLE_VAULT, write_files
 from vaultmem import graph as link_graph
+from vaultmem import persona
 from vaultmem.gaps import gaps_report
 from vaultmem.server import Live, build_server, serving
 from vaultmem.vault import Vault
@@ -195,23 +196,29 @@ async def test_read_note_by_alias_gives_the_whole_text(client: Client, sample: V
         "heading": None,
         "start_line": 1,
         "end_line": len(on_disk),
-        "text": "\n".join(on_disk),
+        "chars": len("\n".join(on_disk)),
         "truncated": False,
+        "headings": ["Maya Chen", "Work", "Life", "Key facts"],
     }
-    assert text(result) == f"Maya Chen.md, lines 1-{len(on_disk)}\n\n" + "\n".join(on_disk)
+    assert [b.text for b in result.content if isinstance(b, TextContent)] == [
+        f"Maya Chen.md, lines 1-{len(on_disk)}",
+        "\n".join(on_disk),
+    ]
 
 
 async def test_read_note_reads_one_section_matched_like_obsidian(
     client: Client, sample: Vault
 ) -> None:
-    data = ok(
-        await client.call_tool("read_note", {"ref": "Tariff Optimizer", "heading": "my plan"})
-    )
+    result = await client.call_tool("read_note", {"ref": "Tariff Optimizer", "heading": "my plan"})
+    data = ok(result)
     lines = (sample.root / "work/projects/Tariff Optimizer.md").read_text("utf-8").splitlines()
     assert (data["path"], data["heading"]) == ("work/projects/Tariff Optimizer.md", "My Plan!")
     assert (data["start_line"], data["end_line"]) == (32, 41)
-    assert data["text"] == "\n".join(lines[31:41])
-    assert data["text"].startswith("## My Plan!\n")
+    section = result.content[1]
+    assert isinstance(section, TextContent)
+    assert section.text == "\n".join(lines[31:41])
+    assert section.text.startswith("## My Plan!\n")
+    assert text(result) == ("work/projects/Tariff Optimizer.md, lines 32-41, section 'My Plan!'")
 
 
 async def test_read_note_names_the_headings_when_one_is_missing(client: Client) -> None:
@@ -279,10 +286,12 @@ async def test_long_notes_are_cut_at_a_line_end(tmp_path: Path) -> None:
         result = await c.call_tool("read_note", {"ref": "big"})
     data = ok(result)
     assert data["truncated"] is True
-    assert len(data["text"]) <= server.MAX_NOTE_CHARS
-    assert data["text"].split("\n")[-1] == line  # whole lines only
-    assert data["end_line"] == data["text"].count("\n") + 1 < 3000
-    assert text(result).endswith(
+    header, body, notice = (b.text for b in result.content if isinstance(b, TextContent))
+    assert len(body) <= server.MAX_NOTE_CHARS and data["chars"] == len(body)
+    assert body.split("\n")[-1] == line  # whole lines only
+    assert data["end_line"] == body.count("\n") + 1 < 3000
+    assert header == f"big.md, lines 1-{data['end_line']}"
+    assert notice == (
         f"[cut at line {data['end_line']} of 3000: pass a heading to read one section]"
     )
 
@@ -385,7 +394,6 @@ async def test_knowledge_gaps_are_summarised_and_bounded(client: Client, sample:
 
 
 async def test_list_personas(client: Client, sample: Vault) -> None:
-    persona = pytest.importorskip("vaultmem.persona")
     data = ok(await client.call_tool("list_personas", {}))
     expected = persona.list_personas(sample)
     assert [p["slug"] for p in data["personas"]] == [p.slug for p in expected]
@@ -395,12 +403,14 @@ async def test_list_personas(client: Client, sample: Vault) -> None:
 
 
 async def test_persona_context_is_the_loaded_persona(client: Client, sample: Vault) -> None:
-    persona = pytest.importorskip("vaultmem.persona")
     result = await client.call_tool("persona_context", {"slug": "work-assistant"})
     assert not result.is_error, text(result)
     loaded = persona.load_persona(sample, "work-assistant")
     assert text(result) == loaded.to_markdown()
-    assert result.structured_content == json.loads(json.dumps(loaded.to_json()))
+    full = loaded.to_json()
+    for part in full["parts"]:  # the text is in the markdown block, not repeated here
+        del part["text"]
+    assert result.structured_content == json.loads(json.dumps(full))
     footer = result.content[1]
     assert isinstance(footer, TextContent)
     assert footer.text.startswith(f"[persona work-assistant: {loaded.used} of {loaded.budget}")
@@ -413,7 +423,6 @@ async def test_persona_context_is_the_loaded_persona(client: Client, sample: Vau
 
 
 async def test_persona_notes_are_resources(client: Client, sample: Vault) -> None:
-    pytest.importorskip("vaultmem.persona")
     listed = {str(r.uri): r for r in (await client.list_resources()).resources}
     assert "vaultmem://persona/work-assistant" in listed
     assert listed["vaultmem://persona/work-assistant"].mime_type == "text/markdown"
@@ -462,8 +471,8 @@ async def test_an_edit_on_disk_is_seen_by_the_next_call(served: tuple[Vault, Liv
         _wait_for(lambda: freshness.pending)
         after = ok(await c.call_tool("search", {"query": "axolotl", "mode": "keyword"}))
         assert [r["path"] for r in after["results"]] == ["personal/Pets.md"]
-        read = ok(await c.call_tool("read_note", {"ref": "Pets"}))
-        assert "axolotl" in read["text"]
+        read = await c.call_tool("read_note", {"ref": "Pets"})
+        assert not read.is_error and "axolotl" in read.content[1].text  # type: ignore[union-attr]
         note.write_text("# Pets\n\nNo pets after all.\n", encoding="utf-8")
         _wait_for(lambda: freshness.pending)
         gone = ok(await c.call_tool("search", {"query": "axolotl", "mode": "keyword"}))

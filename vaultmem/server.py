@@ -62,7 +62,6 @@ MAX_NOTE_CHARS = 200_000  # read_note cuts longer text at a line end and says ho
 TOOL_THREADS = 2  # one answers while another waits on a reindex or a long gaps report
 STARTUP_WAIT = 120.0  # seconds a first call waits for the start-up catch-up reindex
 FIRST_CALL_GRACE = 2.0  # the watcher starts after the first answer, or after this many seconds
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 INSTRUCTIONS = """\
 vaultmem serves a person's Obsidian-style markdown vault as memory: notes, the links between \
@@ -118,13 +117,38 @@ class SearchOut(TypedDict):
 
 
 class NoteTextOut(TypedDict):
+    """Where the text came from; the text itself is the answer's second content block only
+    (a note can be long: sending it twice would double what a client reads and pays for)."""
+
     path: str
     title: str
     heading: str | None
     start_line: int
     end_line: int
-    text: str
+    chars: int
     truncated: bool
+    headings: list[str]  # every heading of the note, to read another section next
+
+
+class PersonaContextOut(TypedDict):
+    """What a loaded persona is made of; its markdown is the answer's first content block."""
+
+    slug: str
+    path: str
+    role: str
+    budget: int
+    used: int
+    over_budget: bool
+    usage: dict[str, int]
+    left_out: list[str]
+    parts: list[PersonaPartOut]
+
+
+class PersonaPartOut(TypedDict):
+    kind: str
+    source: str
+    heading: str | None
+    chars: int
 
 
 class BacklinkOut(TypedDict):
@@ -270,9 +294,9 @@ class _Tools:
 
     vault: Vault
     live: Live | None = None
-    # Tool bodies run on these threads, not on whichever worker the event loop picks: each
-    # thread has its own SQLite connection and page cache, and a handful of warm ones answer
-    # several times faster than dozens of cold ones taking turns.
+    # Tool bodies run on these threads, not on whichever of the event loop's dozens of workers
+    # is free: each thread has its own SQLite connection and page cache, and on MDN a cold
+    # one added ~8 ms to every search.
     pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="vaultmem-tool")
     )
@@ -360,19 +384,21 @@ class _Tools:
             "heading": note.heading,
             "start_line": note.start_line,
             "end_line": end_line,
-            "text": text,
+            "chars": len(text),
             "truncated": truncated,
+            "headings": list(note.headings[:MAX_ROWS]),
         }
         where = f"{note.path}, lines {note.start_line}-{end_line}"
         if note.heading:
             where += f", section '{note.heading}'"
-        shown = f"{where}\n\n{text}"
+        blocks = [where, text]
         if truncated:
-            shown += (
-                f"\n\n[cut at line {end_line} of {note.end_line}: pass a heading to read one "
-                "section]"
+            blocks.append(
+                f"[cut at line {end_line} of {note.end_line}: pass a heading to read one section]"
             )
-        return _answer(out, shown)
+        return CallToolResult(
+            content=[TextContent(type="text", text=b) for b in blocks], structured_content=out
+        )
 
     def backlinks(self, ref: str, limit: int) -> CallToolResult:
         path = self.vault.find_note(ref)
@@ -517,14 +543,27 @@ class _Tools:
         footer = f"[persona {context.slug}: {context.used} of {context.budget} characters ({parts})"
         if context.left_out:
             footer += f"; {len(context.left_out)} left out for the budget"
-        result = CallToolResult(
+        out: PersonaContextOut = {
+            "slug": context.slug,
+            "path": context.path,
+            "role": context.role,
+            "budget": context.budget,
+            "used": context.used,
+            "over_budget": context.over_budget,
+            "usage": usage,
+            "left_out": list(context.left_out),
+            "parts": [
+                {"kind": p.kind, "source": p.source, "heading": p.heading, "chars": p.chars}
+                for p in context.parts
+            ],
+        }
+        return CallToolResult(
             content=[
                 TextContent(type="text", text=context.to_markdown()),
                 TextContent(type="text", text=footer + "]"),
             ],
-            structured_content=context.to_json(),
+            structured_content=out,
         )
-        return result
 
     def persona_note(self, slug: str) -> str:
         from vaultmem.persona import list_personas, load_persona
@@ -657,7 +696,9 @@ def build_server(vault: Vault, live: Live | None = None) -> VaultServer:
     ) -> Annotated[CallToolResult, NoteTextOut]:
         """Read a note's current text from disk: the whole note, or one section of it.
 
-        The answer starts with the note's path and line range, then the markdown as written.
+        The answer is the note's path and line range, then the markdown exactly as written
+        (a separate block); its structured part lists the note's headings, to read another
+        section next. Text past 200,000 characters is cut at a line end, and the answer says so.
         """
         return await tools.answer(tools.read_note, ref, heading)
 
@@ -751,7 +792,7 @@ def build_server(vault: Vault, live: Live | None = None) -> VaultServer:
                 "own budget (its front matter, default 5000).",
             ),
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, PersonaContextOut]:
         """Load a persona's memory as markdown: its note verbatim, then its facts, then the most
         relevant facts and sections of the notes it works with, cut to the budget.
 
