@@ -308,3 +308,18 @@ async def test_a_picked_note_deleted_on_disk_is_reported_after_the_reindex(
         await pick(pilot, "weekly meal plan")
         await pick(pilot, "jonas")
         assert len(hop_lines(screen)) == 4  # the rest of the vault still answers
+
+
+@pytest.mark.asyncio
+async def test_enter_before_the_matches_arrive_picks_from_what_was_typed(
+    recording: RecordingApp,
+) -> None:
+    async with recording.run_test(size=(80, 24)) as pilot:
+        screen = await open_path(pilot)
+        await type_text(pilot, "Maya")  # an alias, so the pick shows the text as typed
+        await pilot.press("enter")  # no wait: the ranking threads may still be running
+        await settle(pilot)
+        assert picker(screen, "from").key == "Maya Chen.md"
+        assert picker(screen, "from").value == "Maya"
+        # a ranking that finished after the pick must not reopen the list
+        assert not picker(screen, "from").has_class("-open")

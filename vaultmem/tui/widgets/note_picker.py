@@ -158,8 +158,8 @@ class NotePicker(Vertical):
         self.app.call_from_thread(self._show, query, found)
 
     def _show(self, query: str, found: list[Match]) -> None:
-        if query != self.input.value:
-            return  # typed on since: a newer ranking is coming
+        if query != self.input.value or self.key is not None:
+            return  # typed on since (a newer ranking is coming), or picked already
         self.matches = found
         self._ranked_for = query
         options = self.query_one(OptionList)
