@@ -855,7 +855,10 @@ def serving(vault: Vault) -> Iterator[Live]:
             vault.embedder().embed(["vaultmem"])  # loads the model (it loads on first use)
         except VaultmemError as exc:  # search says so itself, and falls back to keywords
             log.warning("embedding model not ready: %s", exc)
-        live.answered.wait(FIRST_CALL_GRACE)
+        if live.answered.wait(FIRST_CALL_GRACE):
+            # The answer is still being serialised and written: setting up the watches holds
+            # the GIL for a while, and would hold the first answer back with it.
+            live.closed.wait(0.5)
         if live.closed.is_set():
             return
         freshness.start(check_now=True)
