@@ -12,7 +12,7 @@ it with the MCP SDK's client:
   - start: spawn to the first `search` answer (Python start, imports, the MCP handshake, the
     index opened, the watcher's first freshness check, the embedding model loaded);
   - one warm-up pass, then the timed passes: `search` (hybrid, limit 10) over fixed queries
-    (bench/search.py's seed-42 titles and word pairs), `read_note` of fixed random notes,
+    (the first of bench/search.py's seed-42 queries: MDN page titles), `read_note` of fixed random notes,
     `persona_context` of the persona; round trips through the client, in ms;
   - idle: the server's CPU time (user + system, /proc) over --idle seconds with no request.
 
@@ -248,9 +248,9 @@ async def one_run(
                 out[tool] = summary(mcp_ms)
                 out[f"{tool}_core"] = summary(core_ms)
             sizes = []
-            for n in notes[:20]:
-                block = (await client.call_tool("read_note", {"ref": n})).content[0]
-                sizes.append(len(getattr(block, "text", "")))
+            for n in notes:
+                body = (await client.call_tool("read_note", {"ref": n})).content[1]  # the text
+                sizes.append(len(getattr(body, "text", "")))
             out["read_note_chars_median"] = statistics.median(sizes)
     finally:
         errlog.close()
