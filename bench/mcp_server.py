@@ -10,10 +10,10 @@ between runs. Each run then starts `vaultmem --vault COPY mcp` as a stdio subpro
 it with the MCP SDK's client:
 
   - start: spawn to the first `search` answer (Python start, imports, the MCP handshake, the
-    index opened, the watcher's first freshness check, the embedding model loaded);
+    index opened, the catch-up reindex, the embedding model loaded);
   - one warm-up pass, then the timed passes: `search` (hybrid, limit 10) over fixed queries
-    (the first of bench/search.py's seed-42 queries: MDN page titles), `read_note` of fixed random notes,
-    `persona_context` of the persona; round trips through the client, in ms;
+    (the first of bench/search.py's seed-42 queries: MDN page titles), `read_note` of fixed
+    random notes, `persona_context` of the persona; round trips through the client, in ms;
   - idle: the server's CPU time (user + system, /proc) over --idle seconds with no request.
 
 Baselines in the same run: each timed MCP call is followed by the same call straight through
