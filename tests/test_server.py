@@ -441,6 +441,21 @@ async def test_persona_notes_are_resources(client: Client, sample: Vault) -> Non
         assert "root:" not in str(caught.value)
 
 
+async def test_a_new_persona_note_is_listed_without_a_restart(served: tuple[Vault, Live]) -> None:
+    vault, live = served
+    async with Client(build_server(vault, live)) as c:
+        before = {str(r.uri) for r in (await c.list_resources()).resources}
+        assert "vaultmem://persona/reviewer" not in before
+        (vault.root / "personas" / "reviewer.md").write_text(
+            "---\ntype: persona\nrole: Code reviewer\n---\n# Reviewer\n\nBe brief.\n", "utf-8"
+        )
+        _wait_for(lambda: live.freshness.pending)
+        after = {str(r.uri): r for r in (await c.list_resources()).resources}
+        assert after["vaultmem://persona/reviewer"].description == (
+            "The persona note of reviewer (Code reviewer)"
+        )
+
+
 # --------------------------------------------------------------------------- freshness
 
 

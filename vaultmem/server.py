@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec
+from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
 import networkx as nx
 from mcp.server.mcpserver import MCPServer
@@ -44,6 +44,7 @@ from vaultmem import __version__
 from vaultmem import graph as link_graph
 from vaultmem.errors import NoIndex, NoteNotFound, UsageError, VaultmemError
 from vaultmem.gaps import gaps_report
+from vaultmem.persona import PersonaInfo, list_personas, load_persona
 from vaultmem.search import Mode, plain
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ READ_ONLY = ToolAnnotations(
 )
 
 P = ParamSpec("P")
+R = TypeVar("R")
 
 # --------------------------------------------------------------------------- argument types
 
@@ -320,12 +322,12 @@ class _Tools:
             if self.live is not None:
                 self.live.answered.set()
 
-    async def read(self, body: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
+    async def read(self, body: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Read a resource on a fresh index, turning VaultmemError into a resource error."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, partial(self._read, body, *args, **kwargs))
 
-    def _read(self, body: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
+    def _read(self, body: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             self.fresh()
             return body(*args, **kwargs)
@@ -517,8 +519,6 @@ class _Tools:
         return _answer(out)
 
     def list_personas(self) -> CallToolResult:
-        from vaultmem.persona import list_personas
-
         out: PersonasOut = {
             "personas": [
                 {
@@ -535,8 +535,6 @@ class _Tools:
         return _answer(out)
 
     def persona_context(self, slug: str, budget: int | None) -> CallToolResult:
-        from vaultmem.persona import load_persona
-
         context = load_persona(self.vault, slug, budget)
         usage = context.usage()
         parts = ", ".join(f"{name} {chars}" for name, chars in usage.items())
@@ -565,17 +563,16 @@ class _Tools:
             structured_content=out,
         )
 
-    def persona_note(self, slug: str) -> str:
-        from vaultmem.persona import list_personas, load_persona
+    def personas(self) -> tuple[PersonaInfo, ...]:
+        return list_personas(self.vault)
 
+    def persona_note(self, slug: str) -> str:
         named = next((p for p in list_personas(self.vault) if p.slug == slug), None)
         # An alias finds its persona the way persona_context finds it.
         path = named.path if named else load_persona(self.vault, slug, None).path
         return self.vault.read_note(path).text
 
     def persona_loaded(self, slug: str) -> str:
-        from vaultmem.persona import load_persona
-
         return load_persona(self.vault, slug, None).to_markdown()
 
 
@@ -606,13 +603,10 @@ class VaultServer(MCPServer[Any]):
 
     async def list_resources(self) -> list[Resource]:
         listed = list(await super().list_resources())
-        from vaultmem.persona import list_personas
-
-        loop = asyncio.get_running_loop()
         try:
-            personas = await loop.run_in_executor(self.tools.pool, list_personas, self.tools.vault)
-        except VaultmemError:
-            return listed
+            personas = await self.tools.read(self.tools.personas)
+        except ResourceError:
+            return listed  # resources/list has no way to say why; the tools do
         for p in personas:
             listed.append(
                 Resource(
