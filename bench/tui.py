@@ -11,9 +11,12 @@ through Textual's Pilot at 100x30, with the file watcher and the background vect
 - idle: once the vector load and the start-up refresh are done, RSS (VmRSS) and the CPU time the
   process uses over 3 s of doing nothing (the watcher must not poll);
 - keystrokes: 20 fixed queries typed one key at a time; for each key, the time from the press
-  to the hit list showing that exact query's results (hybrid, no HyDE); the next key waits;
-- opening a note: `open_note(path)` for the top hit of each query, until its markdown is on
-  screen (messages processed after the text is set), and until the side panel is filled.
+  to the screen's repaint after the hit list took that exact query's results (hybrid, no
+  HyDE; the screen records the moment in an after-refresh callback, so Pilot's own idle
+  waiting is not counted); the next key waits for it;
+- opening a note: `open_note(path)` for the top hit of each query, until the repaint after its
+  first screenful of markdown is mounted (the rest is appended after), and until the side
+  panel with links and backlinks is filled.
 
 Baselines in the same child: the same prefixes through `Vault.search` alone (the core, no UI),
 and in the parent: `vaultmem search QUERY` as a process per full query (what the CLI costs).
@@ -55,7 +58,7 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def child(root: Path, index: Path) -> None:
+def child(root: Path, index: Path, queries: list[str]) -> None:
     from vaultmem.tui.app import VaultmemApp
     from vaultmem.tui.screens.note import NoteScreen
     from vaultmem.tui.screens.search import SearchScreen
@@ -69,9 +72,12 @@ def child(root: Path, index: Path) -> None:
             ready_s = time.perf_counter() - _STARTED
             ready_epoch = time.time()
             rss_ready = rss_mb()
-            if app.warming is not None:
-                await asyncio.to_thread(app.warming.join)
-            await app.workers.wait_for_complete()  # the start-up refresh
+            while app.warming is None or app.freshness is None:  # the background start
+                await asyncio.sleep(0.05)
+            await asyncio.to_thread(app.warming.join)
+            while app.freshness.pending or app.reindexing:  # the start-up refresh
+                await asyncio.sleep(0.05)
+            await app.workers.wait_for_complete()
             await asyncio.sleep(2)
             cpu0, wall0 = os.times(), time.perf_counter()
             await asyncio.sleep(3)
@@ -84,7 +90,7 @@ def child(root: Path, index: Path) -> None:
             keys_ms: list[float] = []
             prefixes: list[str] = []
             top: list[str] = []
-            for query in QUERIES:
+            for query in queries:
                 field.value = ""  # type: ignore[attr-defined]
                 await pilot.pause()
                 for i, char in enumerate(query):
@@ -93,11 +99,14 @@ def child(root: Path, index: Path) -> None:
                     await pilot.press("space" if char == " " else char)
                     if not prefix.strip():
                         continue
-                    while screen.last_result is None or screen.last_result.query != prefix:
+                    # painted: the screen's own record of when this query's hits were painted
+                    while screen.painted is None or screen.painted[0] != prefix:
                         await asyncio.sleep(0.0005)
-                    keys_ms.append((time.perf_counter() - started) * 1000)
+                    keys_ms.append((screen.painted[1] - started) * 1000)
                     prefixes.append(prefix)
-                await app.workers.wait_for_complete()  # the preview of the top hit
+                await asyncio.sleep(0.3)  # a person reads the hits: the preview renders
+                await app.workers.wait_for_complete()
+                await pilot.pause()
                 hits = screen.last_result.hits
                 if hits:
                     top.append(hits[0].path)
@@ -108,21 +117,22 @@ def child(root: Path, index: Path) -> None:
                 started = time.perf_counter()
                 app.open_note(path)
                 note = app.screen
-                while not (isinstance(note, NoteScreen) and note.shown == path):
+                # painted_path: the first screenful of markdown mounted, laid out and painted
+                while not (isinstance(note, NoteScreen) and note.painted_path == path):
                     await asyncio.sleep(0.0005)
                     note = app.screen
-                await pilot.pause()  # the markdown blocks mounted and laid out
-                open_ms.append((time.perf_counter() - started) * 1000)
+                open_ms.append((note.painted_at - started) * 1000)
                 while note.info is None or note.info.path != path:
                     await asyncio.sleep(0.0005)
                 panel_ms.append((time.perf_counter() - started) * 1000)
+                await app.workers.wait_for_complete()  # the rest of the note, appended
                 await pilot.press("escape")
                 await pilot.pause()
 
             core_ms: list[float] = []
             for prefix in prefixes:
                 started = time.perf_counter()
-                app.vault.search(prefix, limit=30)
+                app.vault.search(prefix, limit=20)
                 core_ms.append((time.perf_counter() - started) * 1000)
         return {
             "ready_s": ready_s,
@@ -144,11 +154,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--child", nargs=2, metavar=("ROOT", "INDEX"), help=argparse.SUPPRESS)
+    ap.add_argument("--queries", type=int, default=len(QUERIES), help="how many of the queries")
     ap.add_argument("--cli-queries", type=int, default=10, help="CLI baseline processes")
     ap.add_argument("--mdn-dir", type=Path, help="where MDN is extracted (default: the benches')")
     args = ap.parse_args()
     if args.child:
-        child(Path(args.child[0]), Path(args.child[1]))
+        child(Path(args.child[0]), Path(args.child[1]), QUERIES[: args.queries])
         return
 
     from _common import (
@@ -186,7 +197,7 @@ def main() -> None:
     for n in range(args.runs):
         spawned = time.time()
         out = subprocess.run(
-            [PYTHON, __file__, "--child", str(root), str(index)],
+            [PYTHON, __file__, "--child", str(root), str(index), "--queries", str(args.queries)],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         if out.returncode != 0:
@@ -209,7 +220,7 @@ def main() -> None:
         t = time.perf_counter()
         subprocess.run(
             [PYTHON, "-m", "vaultmem", "--vault", str(root), "--index", str(index), "search",
-             query, "--limit", "30"],
+             query, "--limit", "20"],
             capture_output=True, check=True,
         )  # fmt: skip
         cli_ms.append((time.perf_counter() - t) * 1000)
@@ -241,15 +252,13 @@ def main() -> None:
             "dataset": "mdn",
             "notes": report.notes,
             "runs": args.runs,
-            "queries": QUERIES,
+            "queries": QUERIES[: args.queries],
             "keystrokes_per_run": len(runs[0]["keystroke_ms"]),
             "terminal": "100x30, headless Pilot",
             "targets": TARGETS,
             "summary": summary,
             "cli_search_ms": cli_ms,
-            "per_run": [
-                {k: v for k, v in r.items() if k not in ("ready_epoch",)} for r in runs
-            ],
+            "per_run": [{k: v for k, v in r.items() if k not in ("ready_epoch",)} for r in runs],
             "machine": machine_info(),
             "code": code,
         },

@@ -62,6 +62,9 @@ async def test_live_refresh_when_a_file_changes_on_disk(vault_dir: Path) -> None
     app = VaultmemApp(Vault(vault_dir), live=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        deadline = time.monotonic() + 10
+        while app.freshness is None and time.monotonic() < deadline:  # started after 1st paint
+            await pilot.pause(0.1)
         assert app.freshness is not None
         assert app.freshness.ready.wait(10)
         await pilot.press("ctrl+t")

@@ -16,7 +16,7 @@ from textual.widgets import Input
 
 from tests.tui.conftest import settle, type_text
 from vaultmem.tui.app import VaultmemApp
-from vaultmem.tui.screens.search import SearchScreen
+from vaultmem.tui.screens.search import PREVIEW_AFTER, SearchScreen
 from vaultmem.vault import Vault
 
 Snap = Callable[..., bool]
@@ -35,6 +35,8 @@ def still(then: Callable[[Pilot[None]], Awaitable[None]] | None = None) -> Any:
         if then is not None:
             await then(pilot)
             await settle(pilot)
+        await pilot.pause(PREVIEW_AFTER + 0.1)  # the preview waits for the cursor to rest
+        await settle(pilot)
         for field in pilot.app.screen.query(Input):
             field.cursor_blink = False
         await pilot.pause()

@@ -10,7 +10,12 @@ from vaultmem.tui.screens.browse import catalogue
 from vaultmem.tui.screens.note import editor_command, obsidian_url
 from vaultmem.tui.screens.search import parse_since
 from vaultmem.tui.widgets.hit_list import heading_trail, highlighted, hit_text
-from vaultmem.tui.widgets.markdown_text import display_markdown, link_target, strip_front_matter
+from vaultmem.tui.widgets.markdown_text import (
+    chunks,
+    display_markdown,
+    link_target,
+    strip_front_matter,
+)
 from vaultmem.tui.widgets.preview import MAX_LINES, section_lines
 from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, FolderCount, Hit, NoteSummary, TagCount
 
@@ -107,3 +112,14 @@ def test_catalogue_groups_children_under_parents() -> None:
     assert found.subfolders == {"": ["a"], "a": ["a/b"]}
     assert [n.title for n in found.notes_in["a"]] == ["x"]
     assert found.subtags == {"": ["p"], "p": ["p/q"]}
+
+
+def test_chunks_cut_outside_code_and_join_back() -> None:
+    lines = [f"para {i}\n\n" for i in range(10)]
+    code = "```\n" + "".join(f"code {i}\n" for i in range(30)) + "```\n"
+    text = "".join(lines) + code + "- item\n" * 50
+    parts = chunks(text, 4, 6)
+    assert "".join(parts) == text
+    assert len(parts[0].splitlines()) == 4
+    assert all(p.count("```") % 2 == 0 for p in parts)  # a code block is never cut
+    assert all(len(p.splitlines()) <= 12 for p in parts if "```" not in p)

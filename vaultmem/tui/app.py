@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from vaultmem.live import Freshness
 
 PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
+BACKGROUND_AFTER = 0.3  # seconds after start-up before the background loading begins
 
 
 class VaultmemApp(App[None]):
@@ -98,6 +99,11 @@ class VaultmemApp(App[None]):
 
     def _index_ready(self) -> None:
         self.index_ok = True
+        # After the first screen is up: the vector load and the start-up reindex hold the GIL
+        # for whole seconds on a big vault, and would delay the first paint by as much.
+        self.set_timer(BACKGROUND_AFTER, self._start_background)
+
+    def _start_background(self) -> None:
         self.warming = self.vault.warm()  # vectors into memory, in the background
         if self.live and self.freshness is None:
             from vaultmem.live import Freshness
@@ -113,11 +119,11 @@ class VaultmemApp(App[None]):
     # ---- the contract with every screen
 
     def open_note(self, path: str) -> None:
-        """Show the note at `path`: in the note screen on top, or a new one (history kept)."""
+        """Show the note at `path` in the note screen, keeping its back/forward history."""
         if isinstance(self.screen, NoteScreen):
             self.screen.go(path)
-        else:
-            self.push_screen(NoteScreen(path))
+            return
+        self.push_screen(NoteScreen(path))
 
     def refresh_views(self) -> None:
         """The index changed: the visible screen reloads now, the others when next shown."""
@@ -199,6 +205,11 @@ class VaultmemApp(App[None]):
         yield from screen_commands(screen)
 
     # ---- reindexing
+
+    @property
+    def reindexing(self) -> bool:
+        """A reindex (by hand or a live refresh) is running."""
+        return self._reindexing
 
     def reindex(self, full: bool = False) -> None:
         """Reindex in a worker thread; the progress bar follows, the UI never waits."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 from urllib.parse import quote
@@ -18,13 +21,18 @@ from textual.widgets import Footer, Label, Markdown
 
 from vaultmem.errors import NoteNotFound, VaultmemError
 from vaultmem.tui.widgets.link_panel import LinkPanel
-from vaultmem.tui.widgets.markdown_text import display_markdown, link_target
+from vaultmem.tui.widgets.markdown_text import chunks, display_markdown, link_target
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
 from vaultmem.vault import NoteInfo
 
 if TYPE_CHECKING:
     from vaultmem.tui.app import VaultmemApp
     from vaultmem.vault import NoteText
+
+
+FIRST_LINES = 12  # about a screenful (paragraphs wrap): on screen before anything else
+MORE_LINES = 60  # then the rest, a chunk per frame
+PAINT_WAIT = 0.5  # seconds the side panel's lookups wait for the note's first paint
 
 
 def obsidian_url(vault_name: str, path: str) -> str:
@@ -59,7 +67,12 @@ class NoteScreen(Screen[None]):
         self.generation = -1
         self.info: NoteInfo | None = None
         self.gone = False
-        self.shown: str | None = None  # the path whose text is on screen
+        self.shown: str | None = None  # the path whose text is set
+        self.painted_path: str | None = None  # … and whose first screenful has been painted
+        self.painted_at = 0.0
+        self._first_paint = threading.Event()
+        self._more: list[str] = []  # chunks of the note still to append
+        self._render_token = object()
 
     @property
     def vaultmem(self) -> VaultmemApp:
@@ -139,23 +152,49 @@ class NoteScreen(Screen[None]):
         except (NoteNotFound, VaultmemError) as exc:
             app.call_from_thread(self.show_gone, path, str(exc))
             return
+        self._first_paint.clear()
         app.call_from_thread(self.show_text, path, note)
+        # The links and backlinks of a popular note take a while to gather (each backlink's
+        # sentence is read from its file); gathered now, they would slow the first paint
+        # through the GIL, so they wait for it (briefly: a hidden screen never paints).
+        self._first_paint.wait(PAINT_WAIT)
         try:
             info = app.vault.show(path)
         except VaultmemError:
             return  # the file is there but not indexed yet: the text alone until the reindex
         app.call_from_thread(self.show_info, path, info)
 
-    def show_text(self, path: str, note: NoteText) -> None:
+    async def show_text(self, path: str, note: NoteText) -> None:
         if path != self.path:
             return
         self.gone = False
         self.remove_class("-gone")
         self.query_one("#note-title", Label).update(f"{note.title}  ·  {path}")
-        self.query_one("#note-body", Markdown).update(display_markdown(note.text))
-        self.query_one("#note-scroll", VerticalScroll).scroll_home(animate=False)
         self.sub_title = note.title
+        parts = chunks(display_markdown(note.text), FIRST_LINES, MORE_LINES)
+        token = self._render_token = object()  # a newer note (or reload) stops older appends
+        self._more = parts[1:]
+        self.query_one("#note-scroll", VerticalScroll).scroll_home(animate=False)
+        await self.query_one("#note-body", Markdown).update(parts[0])
         self.shown = path
+        self.call_after_refresh(self.painted, path, token)
+
+    def painted(self, path: str, token: object) -> None:
+        """The note's first screenful is on screen: append the rest in the background."""
+        if token is not self._render_token:
+            return
+        self.painted_path = path
+        self.painted_at = time.perf_counter()
+        self._first_paint.set()
+        if self._more:
+            self.run_worker(self.render_more(token), group="note-render", exclusive=True)
+
+    async def render_more(self, token: object) -> None:
+        """Append the note's remaining chunks, letting keys and repaints through in between."""
+        body = self.query_one("#note-body", Markdown)
+        while self._more and token is self._render_token:
+            await body.append(self._more.pop(0))
+            await asyncio.sleep(0)
 
     def show_info(self, path: str, info: NoteInfo) -> None:
         if path != self.path:
@@ -176,13 +215,14 @@ class NoteScreen(Screen[None]):
         self.gone = True
         self.info = None
         self.add_class("-gone")
+        self._more = []
         self.query_one("#note-title", Label).update(f"{path} is gone")
         self.query_one("#note-body", Markdown).update(
             f"**This note is no longer in the vault.**\n\n{message}\n\n"
             "Press `escape` to go back, or `[` for the previous note."
         )
         self.query_one(LinkPanel).clear_options()
-        self.shown = path
+        self.shown = self.painted_path = path
 
     # ---- following links
 

@@ -7,11 +7,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, OptionList
 
 from vaultmem.errors import VaultmemError
@@ -24,17 +26,18 @@ from vaultmem.vault import Hit
 if TYPE_CHECKING:
     from vaultmem.tui.app import VaultmemApp
 
-LIMIT = 30
-WELCOME = """\
-**Type to search** the vault by words and meaning.
-
-- `↓` `↑` move through the hits, `enter` opens one
-- `ctrl+t` hybrid, keyword or semantic
-- `ctrl+f` filter by tag, folder, date
-- `f3` browse folders, tags, recent notes · `f4` gaps · `f5` path
-- `ctrl+p` every command, and any note by name
-- `ctrl+r` reindex · `f1` all keys · `ctrl+q` quit
-"""
+LIMIT = 20  # about three screens of hits; each one costs layout time on every keystroke
+WELCOME = Text.assemble(
+    ("Type to search", "bold"),
+    " the vault by words and meaning.\n\n",
+    ("↓ ↑", "bold"), " move through the hits, ", ("enter", "bold"), " opens one\n",
+    ("ctrl+t", "bold"), " hybrid, keyword or semantic\n",
+    ("ctrl+f", "bold"), " filter by tag, folder, date\n",
+    ("f3", "bold"), " browse · ", ("f4", "bold"), " gaps · ", ("f5", "bold"), " path\n",
+    ("ctrl+p", "bold"), " every command, and any note by name\n",
+    ("ctrl+r", "bold"), " reindex · ", ("f1", "bold"), " all keys · ", ("ctrl+q", "bold"), " quit",
+)  # fmt: skip
+PREVIEW_AFTER = 0.12  # seconds the cursor rests on a hit before its section is rendered
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class SearchScreen(Screen[None]):
         self.generation = -1  # the app's index generation these results came from
         self.last_result: SearchResult | None = None
         self.last_ms: float | None = None
+        self._preview_timer: Timer | None = None
+        self.painted: tuple[str, float] | None = None  # the query whose hits were last painted
 
     @property
     def vaultmem(self) -> VaultmemApp:
@@ -99,7 +104,7 @@ class SearchScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#query", Input).focus()
         self.show_status()
-        self.query_one(Preview).show("", WELCOME)
+        self.query_one(Preview).show_text("", WELCOME)
 
     def on_screen_resume(self) -> None:
         if self.generation != self.vaultmem.index_generation:
@@ -132,7 +137,7 @@ class SearchScreen(Screen[None]):
         if not request.query.strip():
             self.last_result = None
             self.query_one(HitList).show_hits((), {})
-            self.query_one(Preview).show("", WELCOME)
+            self.query_one(Preview).show_text("", WELCOME)
             self.show_status()
             return
         self.search(request)
@@ -170,11 +175,15 @@ class SearchScreen(Screen[None]):
         self.last_result = result
         self.last_ms = elapsed_ms
         self.query_one(HitList).show_hits(result.hits, dates)
+        self.call_after_refresh(self._painted, request.query)
         if not result.hits:
             self.query_one(Preview).clear(f"no matches for {request.query!r}")
         self.show_status()
         for notice in result.notices:
             self.notify(notice, severity="warning")
+
+    def _painted(self, query: str) -> None:
+        self.painted = (query, time.perf_counter())
 
     def failed(self, request: SearchRequest, exc: VaultmemError) -> None:
         if request == self.request():
@@ -200,9 +209,13 @@ class SearchScreen(Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#hits")
     def preview_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        # Rendering markdown takes the UI thread for tens of milliseconds: while keys arrive
+        # (results changing, the cursor moving), wait until the cursor rests on a hit.
         hit = self.query_one(HitList).hit_of(event.option)
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
         if hit is not None:
-            self.preview(hit)
+            self._preview_timer = self.set_timer(PREVIEW_AFTER, lambda: self.preview(hit))
 
     @work(thread=True, exclusive=True, group="preview")
     def preview(self, hit: Hit) -> None:

@@ -53,3 +53,30 @@ def link_target(href: str) -> str | None:
     if not href.startswith(LINK_SCHEME):
         return None
     return unquote(href[len(LINK_SCHEME) :]).split("#", 1)[0] or None
+
+
+def chunks(text: str, first: int, rest: int) -> list[str]:
+    """`text` cut outside code fences: about `first` lines, then `rest` each, at a blank line
+    when one comes within twice that, else at any line (a long list is cut in the middle:
+    Markdown.append re-parses the block it continues, so the list stays one list).
+
+    Concatenated, the chunks are `text` again. The note screen renders the first chunk at once
+    and appends the others after it paints, so a long note shows in the time of a short one.
+    """
+    out: list[str] = []
+    current: list[str] = []
+    fence: str | None = None
+    size = first
+    for line in text.splitlines(keepends=True):
+        m = _FENCE_RE.match(line)
+        if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
+            fence = m.group(1) if fence is None else None
+        current.append(line)
+        full = (len(current) >= size and not line.strip()) or len(current) >= 2 * size
+        if fence is None and full:
+            out.append("".join(current))
+            current = []
+            size = rest
+    if current:
+        out.append("".join(current))
+    return out or [""]

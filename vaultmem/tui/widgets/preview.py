@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Label, Markdown
+from textual.widgets import Label, Markdown, Static
 
 from vaultmem.tui.widgets.markdown_text import display_markdown
 
-MAX_LINES = 150  # a preview, not the note: long sections are cut so rendering stays instant
+MAX_LINES = 40  # a preview, not the note: Markdown widgets cost ~3 ms a line to lay out
 
 
 def section_lines(text: str, first_line: int, start: int, end: int) -> str:
@@ -22,23 +23,32 @@ def section_lines(text: str, first_line: int, start: int, end: int) -> str:
 
 
 class Preview(VerticalScroll):
-    """A title line and a Markdown body; `show` replaces both."""
+    """A title line and a Markdown body; `show` replaces both, `show_text` shows plain text."""
 
     DEFAULT_CSS = """
     Preview { height: 1fr; }
     Preview > #preview-title { width: 1fr; }
+    Preview > #preview-text { width: 1fr; }
     """
     can_focus = False
 
     def compose(self) -> ComposeResult:
         yield Label(id="preview-title")
+        yield Static(id="preview-text")
         yield Markdown(id="preview-body")
 
     def show(self, title: str, text: str) -> None:
         self.query_one("#preview-title", Label).update(title)
+        self.query_one("#preview-text", Static).update("")
         self.query_one("#preview-body", Markdown).update(display_markdown(text))
         self.scroll_home(animate=False)
 
-    def clear(self, message: str = "") -> None:
-        self.query_one("#preview-title", Label).update(message)
+    def show_text(self, title: str, text: Text | str) -> None:
+        """Text without markdown rendering: cheap, for messages and the welcome."""
+        self.query_one("#preview-title", Label).update(title)
+        self.query_one("#preview-text", Static).update(text)
         self.query_one("#preview-body", Markdown).update("")
+        self.scroll_home(animate=False)
+
+    def clear(self, message: str = "") -> None:
+        self.show_text(message, "")
