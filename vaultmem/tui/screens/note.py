@@ -153,7 +153,10 @@ class NoteScreen(Screen[None]):
             app.call_from_thread(self.show_gone, path, str(exc))
             return
         self._first_paint.clear()
-        app.call_from_thread(self.show_text, path, note)
+        # mypy cannot solve call_from_thread's `T | Awaitable[T]` for a coroutine function
+        shown: bool = app.call_from_thread(self.show_text, path, note)  # type: ignore[arg-type]
+        if not shown:
+            return
         # The links and backlinks of a popular note take a while to gather (each backlink's
         # sentence is read from its file); gathered now, they would slow the first paint
         # through the GIL, so they wait for it (briefly: a hidden screen never paints).
@@ -164,9 +167,10 @@ class NoteScreen(Screen[None]):
             return  # the file is there but not indexed yet: the text alone until the reindex
         app.call_from_thread(self.show_info, path, info)
 
-    async def show_text(self, path: str, note: NoteText) -> None:
+    async def show_text(self, path: str, note: NoteText) -> bool:
+        """Put the note's first screenful on screen; False when another note was asked for."""
         if path != self.path:
-            return
+            return False
         self.gone = False
         self.remove_class("-gone")
         self.query_one("#note-title", Label).update(f"{note.title}  ·  {path}")
@@ -178,6 +182,7 @@ class NoteScreen(Screen[None]):
         await self.query_one("#note-body", Markdown).update(parts[0])
         self.shown = path
         self.call_after_refresh(self.painted, path, token)
+        return True
 
     def painted(self, path: str, token: object) -> None:
         """The note's first screenful is on screen: append the rest in the background."""
