@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import re
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -229,6 +230,13 @@ def run(
     fetch = CANDIDATES * (4 if q.filters.active() else 1)
     weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
     candidates: dict[int, ranking.Candidate] = {}
+    # With the vectors in memory, the meaning half needs no connection: it runs on another
+    # thread while this one asks FTS5 (numpy and SQLite both let go of the GIL meanwhile).
+    pending: Future[list[tuple[int, float]]] | None = None
+    usable = matrix is not None and matrix.generation == store.generation(conn)
+    if mode != "keyword" and embedder is not None and usable and not q.hyde:
+        assert matrix is not None
+        pending = _POOL.submit(_matrix_nearest, embedder, matrix, text, fetch)
     matches = fts_queries(text)
     match = matches[-1] if matches else ""  # the OR query: what snippets highlight
     if mode != "semantic" and matches:
@@ -250,7 +258,14 @@ def run(
         if weights.feedback and len(matches) > 1 and not and_matched:
             _expand(conn, candidates, text, fetch, weights.feedback)
     nearest: list[tuple[int, float]] = []
-    if mode != "keyword" and embedder is not None:
+    if pending is not None:
+        try:
+            nearest = pending.result()
+        except (ModelServerDown, ModelServerError) as exc:
+            if mode == "semantic":
+                raise
+            notices.append(f"{exc}; searched by keywords only")
+    elif mode != "keyword" and embedder is not None:
         texts = [text]
         if q.hyde:
             passage = _hyde(llm, text, notices)
@@ -264,7 +279,7 @@ def run(
             notices.append(f"{exc}; searched by keywords only")
         else:
             vector = vectors.mean(axis=0) if len(texts) > 1 else vectors[0]
-            if matrix is not None and matrix.generation == store.generation(conn):
+            if matrix is not None and usable:
                 nearest = matrix.nearest(vector, fetch)
             else:
                 nearest = store.nearest_chunks(
@@ -298,6 +313,17 @@ def run(
         kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
     )
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
+
+
+# One worker: a search's meaning half overlaps its keyword half; more threads would only
+# compete for the two cores between concurrent searches.
+_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-vectors")
+
+
+def _matrix_nearest(
+    embedder: Callable[[], Embedder], matrix: VectorMatrix, text: str, k: int
+) -> list[tuple[int, float]]:
+    return matrix.nearest(embedder().embed([text])[0], k)
 
 
 def _expand(
