@@ -9,7 +9,9 @@ import pytest
 
 from tests.conftest import MakeVault
 from vaultmem import indexer
+from vaultmem.errors import SchemaMismatch, UsageError
 from vaultmem.scan import ScanResult, scan
+from vaultmem.vault import Vault
 
 
 def note_paths(vault_obj: object) -> set[str]:
@@ -172,3 +174,35 @@ def test_scan_does_not_enter_dot_folders_or_follow_loops(tmp_path: Path) -> None
     os.symlink(tmp_path, tmp_path / "self")
     result = scan(tmp_path)
     assert [f.path for f in result.files] == ["n.md"]
+
+
+def test_an_index_file_that_is_not_sqlite_says_what_to_run(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "alpha\n"})
+    vault.index_path.parent.mkdir(parents=True, exist_ok=True)
+    vault.index_path.write_text("not a database\n", encoding="utf-8")
+    with pytest.raises(SchemaMismatch, match="reindex --full"):
+        vault.search("alpha")
+    assert vault.reindex(full=True).notes == 1  # vaultmem's own folder: rebuilt
+    assert [h.path for h in vault.search("alpha", mode="keyword").hits] == ["a.md"]
+
+
+@pytest.mark.parametrize("content", [b"someone's notes\n", b"sqlite"])
+def test_full_reindex_never_deletes_a_file_that_is_not_an_index(
+    make_vault: MakeVault, tmp_path: Path, content: bytes
+) -> None:
+    import sqlean
+
+    other = tmp_path / "elsewhere.db"
+    if content == b"sqlite":  # another program's database
+        db = sqlean.connect(str(other))
+        db.execute("CREATE TABLE orders(id INTEGER)")
+        db.commit()
+        db.close()
+    else:
+        other.write_bytes(content)
+    before = other.read_bytes()
+    vault = make_vault({"a.md": "alpha\n"})
+    vault = Vault(vault.root, other)
+    with pytest.raises(UsageError, match="not a vaultmem index"):
+        vault.reindex(full=True)
+    assert other.read_bytes() == before

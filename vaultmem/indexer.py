@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from vaultmem import store
 from vaultmem.config import Config
-from vaultmem.errors import IndexBusy, SchemaMismatch, VaultmemError
+from vaultmem.errors import IndexBusy, SchemaMismatch, UsageError, VaultmemError
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
@@ -107,13 +107,24 @@ def _fresh(index_path: Path) -> store.Connection:
     """An empty index for a full rebuild: emptied in place when it is a readable index of this
     schema (so searches running meanwhile never find it missing), else made anew."""
     if index_path.exists():
-        conn = store.connect(index_path)
         try:
-            store.check_schema(conn, index_path)
-            store.reset(conn)
-            return conn
-        except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
-            conn.close()
+            conn = store.connect(index_path)
+        except SchemaMismatch:
+            pass  # not SQLite: below
+        else:
+            try:
+                store.check_schema(conn, index_path)
+                store.reset(conn)
+                return conn
+            except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
+                conn.close()
+        # Replace only what is vaultmem's: its own folder, or an index of another version.
+        # A file of someone else's that --index happens to name is never deleted.
+        if index_path.parent.name != ".vaultmem" and not store.is_index(index_path):
+            raise UsageError(
+                f"{index_path} is not a vaultmem index, so a full reindex will not replace it:"
+                " move it away or pass another --index PATH"
+            )
     _remove_index(index_path)
     return store.create(index_path)
 

@@ -118,11 +118,20 @@ CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 _NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields")
 
 
-def connect(path: Path) -> Connection:
+def connect(path: Path, new: bool = False) -> Connection:
+    """A connection to the index at `path` (`new`: a file being created)."""
     conn: Connection = sqlite3.connect(
         str(path), timeout=30.0, isolation_level=None, check_same_thread=False
     )
-    conn.execute("PRAGMA journal_mode=WAL")
+    try:
+        if not new:  # before anything writes (WAL mode does): is this an index at all?
+            conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.DatabaseError as exc:  # not SQLite, someone else's database, damaged
+        conn.close()
+        raise SchemaMismatch(
+            f"{path} cannot be read as a vaultmem index ({exc}): run `vaultmem reindex --full`"
+        ) from exc
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA cache_size=-65536")
@@ -136,7 +145,7 @@ def connect(path: Path) -> Connection:
 def create(path: Path) -> Connection:
     """Create an empty index at `path` (which must not exist)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = connect(path)
+    conn = connect(path, new=True)
     # One script in one transaction: a crash leaves no half-made schema behind.
     conn.executescript(
         "BEGIN;"
@@ -146,6 +155,18 @@ def create(path: Path) -> Connection:
         + "COMMIT;"
     )
     return conn
+
+
+def is_index(path: Path) -> bool:
+    """Whether `path` holds a vaultmem index of any schema version (safe to replace)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return bool(conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone())
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
 
 
 def reset(conn: Connection) -> None:
