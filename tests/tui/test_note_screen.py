@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Label, Markdown
+from textual.widgets import Label
 
 from tests.tui.conftest import settle, type_text
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.widgets.link_panel import LinkPanel, PanelEntry
+from vaultmem.tui.widgets.markdown_view import MarkdownView
 from vaultmem.vault import Vault
 
 pytestmark = pytest.mark.asyncio
@@ -25,7 +26,7 @@ def panel_rows(app: VaultmemApp) -> list[str]:
 
 
 def body(app: VaultmemApp) -> str:
-    return app.screen.query_one("#note-body", Markdown).source
+    return app.screen.query_one(MarkdownView).source
 
 
 async def test_note_shows_markdown_links_backlinks_and_tags(app: VaultmemApp) -> None:

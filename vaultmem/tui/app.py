@@ -51,15 +51,17 @@ class VaultmemApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "reindex", "Reindex", priority=True),
         Binding("f1,question_mark", "help", "Keys"),
-        # Letters for speed where no text field has the focus; F-keys work from anywhere.
+        # Letters for speed where no text field has the focus; F-keys work from anywhere. Not
+        # in the footer (each footer key costs layout time on every screen change): the
+        # welcome text, F1 and the command palette list them.
         Binding("s", "mode('search')", "Search", show=False),
         Binding("b", "mode('browse')", "Browse", show=False),
         Binding("g", "mode('gaps')", "Gaps", show=False),
         Binding("p", "mode('path')", "Path", show=False),
-        Binding("f2", "mode('search')", "Search", priority=True),
-        Binding("f3", "mode('browse')", "Browse", priority=True),
-        Binding("f4", "mode('gaps')", "Gaps", priority=True),
-        Binding("f5", "mode('path')", "Path", priority=True),
+        Binding("f2", "mode('search')", "Search", priority=True, show=False),
+        Binding("f3", "mode('browse')", "Browse", priority=True, show=False),
+        Binding("f4", "mode('gaps')", "Gaps", priority=True, show=False),
+        Binding("f5", "mode('path')", "Path", priority=True, show=False),
         Binding("q", "quit", "Quit", show=False),
     ]
 
@@ -85,6 +87,7 @@ class VaultmemApp(App[None]):
         self._dates: tuple[int, dict[str, str | None]] | None = None
         self._names: tuple[int, NameIndex] | None = None
         self.warming: threading.Thread | None = None
+        self._note_screens: dict[str, NoteScreen] = {}
         self.title = f"vaultmem · {vault.root.name}"
 
     # ---- start and stop
@@ -123,7 +126,17 @@ class VaultmemApp(App[None]):
         if isinstance(self.screen, NoteScreen):
             self.screen.go(path)
             return
-        self.push_screen(NoteScreen(path))
+        # One note screen per mode, kept installed: composing a screen costs more than
+        # rendering a note, and its back/forward history then spans the notes opened there.
+        note = self._note_screens.get(self.current_mode)
+        if note is None or note in self.screen_stack:
+            note = NoteScreen(path)
+            if self.current_mode not in self._note_screens:
+                self.install_screen(note, f"note-{self.current_mode}")
+                self._note_screens[self.current_mode] = note
+        else:
+            note.go(path)
+        self.push_screen(note)
 
     def refresh_views(self) -> None:
         """The index changed: the visible screen reloads now, the others when next shown."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
 import subprocess
@@ -17,11 +16,12 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Markdown
+from textual.widgets import Footer, Label
 
 from vaultmem.errors import NoteNotFound, VaultmemError
 from vaultmem.tui.widgets.link_panel import LinkPanel
-from vaultmem.tui.widgets.markdown_text import chunks, display_markdown, link_target
+from vaultmem.tui.widgets.markdown_text import display_markdown
+from vaultmem.tui.widgets.markdown_view import MarkdownView
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
 from vaultmem.vault import NoteInfo
 
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from vaultmem.vault import NoteText
 
 
-FIRST_LINES = 12  # about a screenful (paragraphs wrap): on screen before anything else
-MORE_LINES = 60  # then the rest, a chunk per frame
 PAINT_WAIT = 0.5  # seconds the side panel's lookups wait for the note's first paint
 
 
@@ -71,7 +69,6 @@ class NoteScreen(Screen[None]):
         self.painted_path: str | None = None  # … and whose first screenful has been painted
         self.painted_at = 0.0
         self._first_paint = threading.Event()
-        self._more: list[str] = []  # chunks of the note still to append
         self._render_token = object()
 
     @property
@@ -86,7 +83,7 @@ class NoteScreen(Screen[None]):
         yield Label(self.path, id="note-title")
         with Horizontal(id="note-row"):
             with VerticalScroll(id="note-scroll"):
-                yield Markdown(id="note-body")
+                yield MarkdownView(id="note-body")
             yield LinkPanel(id="links")
         yield ReindexBar()
         yield Footer()
@@ -112,6 +109,7 @@ class NoteScreen(Screen[None]):
         del self.history[self.position + 1 :]
         self.history.append(path)
         self.position += 1
+        self.query_one("#note-title", Label).update(path)  # the old title must not linger
         self.reload()
 
     def action_back(self) -> None:
@@ -142,6 +140,7 @@ class NoteScreen(Screen[None]):
     def reload(self) -> None:
         """Read the note again from disk and the index."""
         self.generation = self.vaultmem.index_generation
+        self.painted_path = None
         self.load(self.path)
 
     @work(thread=True, exclusive=True, group="note")
@@ -175,31 +174,20 @@ class NoteScreen(Screen[None]):
         self.remove_class("-gone")
         self.query_one("#note-title", Label).update(f"{note.title}  ·  {path}")
         self.sub_title = note.title
-        parts = chunks(display_markdown(note.text), FIRST_LINES, MORE_LINES)
-        token = self._render_token = object()  # a newer note (or reload) stops older appends
-        self._more = parts[1:]
+        token = self._render_token = object()  # a newer note (or reload) wins
         self.query_one("#note-scroll", VerticalScroll).scroll_home(animate=False)
-        await self.query_one("#note-body", Markdown).update(parts[0])
+        await self.query_one(MarkdownView).show(display_markdown(note.text))
         self.shown = path
         self.call_after_refresh(self.painted, path, token)
         return True
 
     def painted(self, path: str, token: object) -> None:
-        """The note's first screenful is on screen: append the rest in the background."""
+        """The note's first screenful is on screen (the rest is being appended)."""
         if token is not self._render_token:
             return
         self.painted_path = path
         self.painted_at = time.perf_counter()
         self._first_paint.set()
-        if self._more:
-            self.run_worker(self.render_more(token), group="note-render", exclusive=True)
-
-    async def render_more(self, token: object) -> None:
-        """Append the note's remaining chunks, letting keys and repaints through in between."""
-        body = self.query_one("#note-body", Markdown)
-        while self._more and token is self._render_token:
-            await body.append(self._more.pop(0))
-            await asyncio.sleep(0)
 
     def show_info(self, path: str, info: NoteInfo) -> None:
         if path != self.path:
@@ -220,11 +208,14 @@ class NoteScreen(Screen[None]):
         self.gone = True
         self.info = None
         self.add_class("-gone")
-        self._more = []
         self.query_one("#note-title", Label).update(f"{path} is gone")
-        self.query_one("#note-body", Markdown).update(
-            f"**This note is no longer in the vault.**\n\n{message}\n\n"
-            "Press `escape` to go back, or `[` for the previous note."
+        self._render_token = object()
+        self.run_worker(
+            self.query_one(MarkdownView).show(
+                f"**This note is no longer in the vault.**\n\n{message}\n\n"
+                "Press `escape` to go back, or `[` for the previous note."
+            ),
+            group="note-render",
         )
         self.query_one(LinkPanel).clear_options()
         self.shown = self.painted_path = path
@@ -243,18 +234,6 @@ class NoteScreen(Screen[None]):
                 f"'{entry.value}' is a wanted note: linked, but no file has that name yet",
                 title="wanted",
             )
-
-    @on(Markdown.LinkClicked)
-    def follow_clicked(self, event: Markdown.LinkClicked) -> None:
-        event.prevent_default()
-        target = link_target(event.href)
-        if target is None:
-            self.app.open_url(event.href)
-            return
-        try:
-            self.go(self.vaultmem.vault.find_note(target))
-        except VaultmemError as exc:
-            self.notify(str(exc), severity="warning")
 
     # ---- outside the app
 

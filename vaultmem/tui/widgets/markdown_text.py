@@ -7,7 +7,7 @@ clickable, while text inside code fences stays exactly as written.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 # A wikilink or embed: [[target#anchor|shown]] (no nested brackets). `\|` is the table form.
 _WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\\?\|([^\[\]\n]*))?\]\]")
@@ -48,17 +48,9 @@ def display_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-def link_target(href: str) -> str | None:
-    """The wikilink target behind a converted link's href, or None for any other URL."""
-    if not href.startswith(LINK_SCHEME):
-        return None
-    return unquote(href[len(LINK_SCHEME) :]).split("#", 1)[0] or None
-
-
 def chunks(text: str, first: int, rest: int) -> list[str]:
-    """`text` cut outside code fences: about `first` lines, then `rest` each, at a blank line
-    when one comes within twice that, else at any line (a long list is cut in the middle:
-    Markdown.append re-parses the block it continues, so the list stays one list).
+    """`text` cut at blank lines outside code fences: about `first` lines, then `rest` each
+    (a long list or table stays whole: each chunk is rendered on its own).
 
     Concatenated, the chunks are `text` again. The note screen renders the first chunk at once
     and appends the others after it paints, so a long note shows in the time of a short one.
@@ -72,8 +64,7 @@ def chunks(text: str, first: int, rest: int) -> list[str]:
         if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
             fence = m.group(1) if fence is None else None
         current.append(line)
-        full = (len(current) >= size and not line.strip()) or len(current) >= 2 * size
-        if fence is None and full:
+        if fence is None and not line.strip() and len(current) >= size:
             out.append("".join(current))
             current = []
             size = rest
