@@ -47,7 +47,7 @@ class VaultmemApp(App[None]):
     }
     DEFAULT_MODE = "search"
     COMMANDS = App.COMMANDS | {NotesProvider}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # noqa: RUF012 - narrow: no side panes
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012 - narrow: no side panes
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "reindex", "Reindex", priority=True),
         Binding("f1,question_mark", "help", "Keys"),
