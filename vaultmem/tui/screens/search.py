@@ -203,7 +203,7 @@ class SearchScreen(Screen[None]):
                 if self.show_timings and self.last_ms is not None:
                     took = f" · {self.last_ms:.0f} ms"
                 message = f"{n} note{'s' * (n != 1)} · {mode}{took}"
-        status.update(message)
+        status.update(message, layout=False)  # one fixed line: no need to lay the screen out
 
     # ---- preview and opening
 
