@@ -292,8 +292,10 @@ def test_embedding_cache_is_pruned_once_stale_vectors_pile_up(make_vault: MakeVa
         vault.reindex()
     assert cached() == 13  # under the default slack: a one-note edit skips the full anti-join
     conn = vault.conn
-    assert not store.prune_embedding_cache(conn, model, slack=0.5, floor=0)
+    # 13 vectors cached since the index was made, 10 chunks: under 1.5x, over 0.2x
+    assert not store.prune_embedding_cache(conn, model, slack=1.5, floor=0)
     assert store.prune_embedding_cache(conn, model, slack=0.2, floor=0)
     assert cached() == 10
+    assert not store.prune_embedding_cache(conn, model, slack=0.0, floor=0)  # counter reset
     live = {r[0] for r in conn.execute("SELECT text_hash FROM chunks")}
     assert {r[0] for r in conn.execute("SELECT text_hash FROM embeddings")} == live

@@ -812,10 +812,14 @@ def store_vectors(
 ) -> None:
     """Attach vectors to chunks (chunk id, text hash, float32 bytes), caching new ones."""
     if cache:
+        before = conn.total_changes
         conn.executemany(
             "INSERT OR IGNORE INTO embeddings(model, text_hash, vector) VALUES (?, ?, ?)",
             [(model, h, v) for _, h, v in rows],
         )
+        added = conn.total_changes - before
+        if added:  # each new text may have replaced one: what prune_embedding_cache weighs
+            set_meta(conn, "cache_added", str(int(get_meta(conn, "cache_added") or 0) + added))
     conn.executemany(
         "INSERT OR REPLACE INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
         [(i, v) for i, _, v in rows],
@@ -826,17 +830,19 @@ def prune_embedding_cache(
     conn: Connection, model: str, slack: float = 0.25, floor: int = 100
 ) -> bool:
     """Forget cached vectors no chunk uses any more (other models' are kept: switching back
-    is then free), once they outnumber `slack` of the chunks: the anti-join reads the whole
-    cache (~0.25 s over 126k sections), too slow to run after every one-note edit."""
-    cached = int(scalar(conn, "SELECT count(*) FROM embeddings WHERE model = ?", (model,)))
+    is then free), once enough new ones were cached since the last pruning to have left more
+    than `slack` of the chunks' worth stale: the anti-join reads the whole cache (~0.25 s over
+    126k sections), too slow to run after every one-note edit."""
+    added = int(get_meta(conn, "cache_added") or 0)
     chunks = int(scalar(conn, "SELECT count(*) FROM chunks"))
-    if cached <= chunks * (1 + slack) + floor:
+    if added <= chunks * slack + floor:
         return False
     conn.execute(
         "DELETE FROM embeddings WHERE model = ? AND text_hash NOT IN"
         " (SELECT text_hash FROM chunks)",
         (model,),
     )
+    set_meta(conn, "cache_added", "0")
     return True
 
 

@@ -74,7 +74,7 @@ class VectorMatrix:
         if model != self.model:
             return VectorMatrix.load(conn)
         current = np.fromiter(store.vector_ids(conn), dtype=np.int64)
-        keep = np.isin(self.ids, current)
+        keep = np.isin(self.ids, current, assume_unique=True)
         new_ids = np.setdiff1d(current, self.ids, assume_unique=True)
         ids, blobs = store.vectors_of(conn, new_ids.tolist())
         add_ids, add = _as_matrix(ids, blobs, self.matrix.shape[1] if len(self.ids) else None)
