@@ -78,7 +78,7 @@ def load_config(vault: Path) -> Config:
     llm = data.pop("llm", None)
     for key, value in (("embedder", embedder), ("llm", llm)):
         if value is not None and not isinstance(value, str):
-            raise ConfigError(f"{path}: `{key}` must be a string such as \"ollama:<model>\"")
+            raise ConfigError(f'{path}: `{key}` must be a string such as "ollama:<model>"')
     personas_folder = data.pop("personas_folder", "personas")
     if not isinstance(personas_folder, str) or not _safe_folder(personas_folder):
         raise ConfigError(

@@ -234,8 +234,11 @@ def _rewrite(line: str, problem: LinkProblem) -> str:
     target, _, rest = inner.partition("|")
     name, hash_, anchor = target.partition("#")
     pattern = (
-        r"(?<!\\)" + ("!" if problem.written.startswith("!") else "")
-        + r"\[\[\s*" + re.escape(name) + r"\s*"
+        r"(?<!\\)"
+        + ("!" if problem.written.startswith("!") else "")
+        + r"\[\[\s*"
+        + re.escape(name)
+        + r"\s*"
         + (r"#\s*" + re.escape(anchor.strip()) + r"\s*" if hash_ else "")
         + (r"\\?\|\s*" + re.escape(rest) + r"\s*" if rest else "")
         + r"\]\]"
@@ -248,4 +251,3 @@ def apply_alias_fixes(vault: Vault, plans: list[FileFix]) -> int:
     for plan in plans:
         edits.replace_file(vault.root / plan.path, plan.new, plan.expected_digest)
     return sum(p.fixes for p in plans)
-

@@ -872,8 +872,7 @@ def note_paths(conn: Connection) -> list[str]:
 def tag_counts(conn: Connection) -> list[tuple[str, int]]:
     """(tag, notes carrying it) with nested parents counted; spelled as most notes spell it."""
     rows = conn.execute(
-        "SELECT min(tag), count(DISTINCT note_id) FROM tags GROUP BY lower(tag)"
-        " ORDER BY lower(tag)"
+        "SELECT min(tag), count(DISTINCT note_id) FROM tags GROUP BY lower(tag) ORDER BY lower(tag)"
     )
     return [(r[0], r[1]) for r in rows]
 
@@ -979,9 +978,7 @@ def property_values(conn: Connection, key: str) -> list[tuple[str, str]]:
     ).fetchall()
 
 
-def fields_of(
-    conn: Connection, paths: Sequence[str]
-) -> dict[str, list[tuple[str, str, int, str]]]:
+def fields_of(conn: Connection, paths: Sequence[str]) -> dict[str, list[tuple[str, str, int, str]]]:
     """path -> its fields as (key, value, line, source), in line order."""
     out: dict[str, list[tuple[str, str, int, str]]] = {p: [] for p in paths}
     rows = _rows_in(
