@@ -89,6 +89,8 @@ async def test_every_tool_is_listed_read_only_with_a_described_schema(client: Cl
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.annotations.destructive_hint is False
         assert tool.description and len(tool.description) > 40
+        # written for a model: no source indentation carried into the text
+        assert not any(line.startswith(" ") for line in tool.description.splitlines())
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
     search = tools["search"].input_schema

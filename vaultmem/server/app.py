@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Annotated, Any
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
@@ -62,6 +64,9 @@ Limit = Annotated[int, Field(ge=1, le=MAX_ROWS, description="At most this many r
 # --------------------------------------------------------------------------- the server
 
 
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
 class VaultServer(MCPServer[Any]):
     """MCPServer whose resource list follows the vault's persona notes as they come and go."""
 
@@ -74,6 +79,23 @@ class VaultServer(MCPServer[Any]):
             log_level="WARNING",
         )
         self.tools = tools
+
+    def tool(  # type: ignore[override]
+        self,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+    ) -> Callable[[_Fn], _Fn]:
+        """As MCPServer.tool, with the docstring dedented into the description: a model reads
+        it, and the SDK would pass on the source's indentation."""
+        register = super().tool
+
+        def decorate(fn: _Fn) -> _Fn:
+            text = description or inspect.cleandoc(fn.__doc__ or "")
+            return register(name=name, title=title, description=text, annotations=annotations)(fn)
+
+        return decorate
 
     async def list_resources(self) -> list[Resource]:
         listed = list(await super().list_resources())
