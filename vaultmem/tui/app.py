@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from vaultmem.live import Freshness
 
 PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
+FULL_GC_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
 BACKGROUND_AFTER = 0.3  # seconds after start-up before the background loading begins
 
 
@@ -114,6 +116,28 @@ class VaultmemApp(App[None]):
             self.freshness = Freshness(self.vault, on_change=self._disk_changed)
             self.freshness.start()
             self.refresh_index()  # edits made while the app was closed
+        self._settle_heap()
+
+    @work(thread=True, group="settle")
+    def _settle_heap(self) -> None:
+        if self.warming is not None:
+            self.warming.join()
+        self.call_from_thread(self.freeze_heap)
+
+    def freeze_heap(self) -> None:
+        """Tell the garbage collector that what is in memory now stays.
+
+        A running app holds a few hundred thousand long-lived objects (the index's caches,
+        Textual's widgets and styles); each full collection walked them all, 80-140 ms on the
+        UI thread at random keystrokes on a 14k-note vault. Frozen, they are skipped; what
+        becomes garbage later is still freed by reference counting. Full collections of what
+        is new (20-60 ms: Textual's caches of rendered lines) then come every 100 younger
+        collections instead of 10, about every 20 s of typing instead of every 2 s.
+        """
+        gc.collect()
+        gc.freeze()
+        young, middle, old = gc.get_threshold()
+        gc.set_threshold(young, middle, max(old, FULL_GC_EVERY))
 
     def on_unmount(self) -> None:
         if self.freshness is not None:
@@ -265,6 +289,8 @@ class VaultmemApp(App[None]):
             self._index_ready()
         if report is not None:
             self.refresh_views()
+            if report.changed or report.removed:
+                self.freeze_heap()  # the index's caches were rebuilt
             if report.embeddings.notice:
                 self.notify(report.embeddings.notice, severity="warning")
             if not quiet:
