@@ -12,7 +12,7 @@ from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.widgets.link_panel import LinkPanel, PanelEntry
-from vaultmem.tui.widgets.markdown_view import MarkdownView
+from vaultmem.tui.widgets.rendered_view import RenderedView
 from vaultmem.vault import Vault
 
 pytestmark = pytest.mark.asyncio
@@ -26,7 +26,7 @@ def panel_rows(app: VaultmemApp) -> list[str]:
 
 
 def body(app: VaultmemApp) -> str:
-    return app.screen.query_one(MarkdownView).source
+    return app.screen.query_one(RenderedView).source
 
 
 async def test_note_shows_markdown_links_backlinks_and_tags(app: VaultmemApp) -> None:

@@ -12,11 +12,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, TabbedContent, TabPane, Tree
+from textual.widgets import OptionList, TabbedContent, TabPane, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from vaultmem.errors import VaultmemError
+from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class BrowseScreen(Screen[None]):
             with TabPane("Recent", id="recent"):
                 yield OptionList(id="recent-list")
         yield ReindexBar()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#tag-tree", Tree).auto_expand = False  # Enter filters, space expands

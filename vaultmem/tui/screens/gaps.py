@@ -11,11 +11,12 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, TabbedContent, TabPane
+from textual.widgets import DataTable, Label, TabbedContent, TabPane
 
 from vaultmem.errors import VaultmemError
 from vaultmem.gaps import FileFix, GapsReport, apply_alias_fixes, gaps_report, plan_alias_fixes
 from vaultmem.tui.widgets.diff_view import DiffView
+from vaultmem.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from vaultmem.tui.app import VaultmemApp
@@ -201,7 +202,7 @@ class GapsScreen(Screen[None]):
                         id=f"gaps-table-{tab_id}", cursor_type="row", zebra_stripes=True
                     )
                     yield table
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.reload()

@@ -9,9 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from vaultmem.errors import SchemaMismatch, VaultmemError
+from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class NoIndexScreen(Screen[None]):
             )
             yield Button(what.capitalize(), id="build", variant="primary")
             yield ReindexBar()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#build", Button).focus()

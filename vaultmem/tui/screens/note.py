@@ -14,15 +14,16 @@ from urllib.parse import quote
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
 
 from vaultmem.errors import NoteNotFound, VaultmemError
+from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.link_panel import LinkPanel
-from vaultmem.tui.widgets.markdown_text import display_markdown
-from vaultmem.tui.widgets.markdown_view import MarkdownView
+from vaultmem.tui.widgets.markdown_text import display_markdown, link_target
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
+from vaultmem.tui.widgets.rendered_view import RenderedView
 from vaultmem.vault import NoteInfo
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class NoteScreen(Screen[None]):
         self.painted_at = 0.0
         self._first_paint = threading.Event()
         self._render_token = object()
+        self._paint_pending: tuple[str, object] | None = None
 
     @property
     def vaultmem(self) -> VaultmemApp:
@@ -82,14 +84,13 @@ class NoteScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label(self.path, id="note-title")
         with Horizontal(id="note-row"):
-            with VerticalScroll(id="note-scroll"):
-                yield MarkdownView(id="note-body")
+            yield RenderedView(id="note-body")
             yield LinkPanel(id="links")
         yield ReindexBar()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#note-scroll").focus()
+        self.query_one("#note-body").focus()
 
     def on_descendant_focus(self) -> None:
         # a narrow terminal shows one pane: the links list while it has the focus
@@ -98,6 +99,9 @@ class NoteScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self.generation != self.vaultmem.index_generation:
             self.reload()
+        elif self._paint_pending is not None:
+            self.call_after_refresh(self.painted, *self._paint_pending)
+        self._paint_pending = None
 
     # ---- navigation
 
@@ -133,40 +137,40 @@ class NoteScreen(Screen[None]):
         self.query_one(LinkPanel).focus()
 
     def action_focus_text(self) -> None:
-        self.query_one("#note-scroll").focus()
+        self.query_one("#note-body").focus()
 
     # ---- loading
 
     def reload(self) -> None:
-        """Read the note again from disk and the index."""
+        """Read the note again from disk (now: one small file) and the index (on a worker)."""
         self.generation = self.vaultmem.index_generation
         self.painted_path = None
-        self.load(self.path)
-
-    @work(thread=True, exclusive=True, group="note")
-    def load(self, path: str) -> None:
-        app = self.vaultmem
+        path = self.path
+        # On the UI thread: the file is read in a millisecond or two, and the screen's next
+        # paint is then the new note, not the old one first (a full repaint more).
         try:
-            note = app.vault.read_note(path)
+            note = self.vaultmem.vault.read_note(path)
         except (NoteNotFound, VaultmemError) as exc:
-            app.call_from_thread(self.show_gone, path, str(exc))
+            self.show_gone(path, str(exc))
             return
         self._first_paint.clear()
-        # mypy cannot solve call_from_thread's `T | Awaitable[T]` for a coroutine function
-        shown: bool = app.call_from_thread(self.show_text, path, note)  # type: ignore[arg-type]
-        if not shown:
-            return
+        self.show_text(path, note)
+        self.load_info(path)
+
+    @work(thread=True, exclusive=True, group="note")
+    def load_info(self, path: str) -> None:
         # The links and backlinks of a popular note take a while to gather (each backlink's
         # sentence is read from its file); gathered now, they would slow the first paint
         # through the GIL, so they wait for it (briefly: a hidden screen never paints).
         self._first_paint.wait(PAINT_WAIT)
+        app = self.vaultmem
         try:
             info = app.vault.show(path)
         except VaultmemError:
             return  # the file is there but not indexed yet: the text alone until the reindex
         app.call_from_thread(self.show_info, path, info)
 
-    async def show_text(self, path: str, note: NoteText) -> bool:
+    def show_text(self, path: str, note: NoteText) -> bool:
         """Put the note's first screenful on screen; False when another note was asked for."""
         if path != self.path:
             return False
@@ -175,15 +179,26 @@ class NoteScreen(Screen[None]):
         self.query_one("#note-title", Label).update(f"{note.title}  ·  {path}")
         self.sub_title = note.title
         token = self._render_token = object()  # a newer note (or reload) wins
-        self.query_one("#note-scroll", VerticalScroll).scroll_home(animate=False)
-        await self.query_one(MarkdownView).show(display_markdown(note.text))
+        self.query_one(RenderedView).show_markdown(display_markdown(note.text))
         self.shown = path
         self.call_after_refresh(self.painted, path, token)
         return True
 
+    @on(RenderedView.Rendered, "#note-body")
+    def body_rendered(self) -> None:
+        if self._paint_pending is not None and self.is_current:
+            self.call_after_refresh(self.painted, *self._paint_pending)
+            self._paint_pending = None
+
     def painted(self, path: str, token: object) -> None:
         """The note's first screenful is on screen (the rest is being appended)."""
         if token is not self._render_token:
+            return
+        if not self.is_current:  # shown before the screen was pushed: wait for its paint
+            self._paint_pending = (path, token)
+            return
+        if not self.query_one(RenderedView).rendered_width:  # the text waits for its width
+            self._paint_pending = (path, token)
             return
         self.painted_path = path
         self.painted_at = time.perf_counter()
@@ -210,12 +225,9 @@ class NoteScreen(Screen[None]):
         self.add_class("-gone")
         self.query_one("#note-title", Label).update(f"{path} is gone")
         self._render_token = object()
-        self.run_worker(
-            self.query_one(MarkdownView).show(
-                f"**This note is no longer in the vault.**\n\n{message}\n\n"
-                "Press `escape` to go back, or `[` for the previous note."
-            ),
-            group="note-render",
+        self.query_one(RenderedView).show_markdown(
+            f"**This note is no longer in the vault.**\n\n{message}\n\n"
+            "Press `escape` to go back, or `[` for the previous note."
         )
         self.query_one(LinkPanel).clear_options()
         self.shown = self.painted_path = path
@@ -234,6 +246,19 @@ class NoteScreen(Screen[None]):
                 f"'{entry.value}' is a wanted note: linked, but no file has that name yet",
                 title="wanted",
             )
+
+    @on(RenderedView.LinkClicked, "#note-body")
+    def follow_clicked(self, event: RenderedView.LinkClicked) -> None:
+        target = link_target(event.href)
+        if target is None:
+            self.app.open_url(event.href)  # a web link: the browser
+            return
+        try:
+            path = self.vaultmem.vault.find_note(target)
+        except VaultmemError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.go(path)
 
     # ---- outside the app
 

@@ -12,12 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from vaultmem import graph as link_graph
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.fuzzy import NameIndex
+from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.note_picker import NotePicker
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class PathScreen(Screen[None]):
         yield OptionList(id="path-hops")
         yield Static("", id="path-why")
         yield Label("type two notes · ↓↑ matches · enter picks · ctrl+s swaps", id="status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#path-hops", OptionList).display = False

@@ -14,11 +14,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 
 from vaultmem.errors import VaultmemError
 from vaultmem.search import MODES, Mode, SearchResult
 from vaultmem.tui.widgets.hit_list import HitList, heading_trail
+from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.preview import Preview, section_lines
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
 from vaultmem.vault import Hit
@@ -99,7 +100,7 @@ class SearchScreen(Screen[None]):
             yield Preview(id="preview")
         yield Label("", id="status")
         yield ReindexBar()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#query", Input).focus()

@@ -7,7 +7,7 @@ clickable, while text inside code fences stays exactly as written.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 # A wikilink or embed: [[target#anchor|shown]] (no nested brackets). `\|` is the table form.
 _WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\\?\|([^\[\]\n]*))?\]\]")
@@ -32,6 +32,13 @@ def _link(match: re.Match[str]) -> str:
     label = label.replace("[", "\\[").replace("]", "\\]")
     href = LINK_SCHEME + quote(target, safe="/#^")
     return f"{'📎 ' if bang else ''}[{label}]({href})"
+
+
+def link_target(href: str) -> str | None:
+    """The wikilink target behind a converted link's href, or None for any other URL."""
+    if not href.startswith(LINK_SCHEME):
+        return None
+    return unquote(href[len(LINK_SCHEME) :]).split("#", 1)[0] or None
 
 
 def display_markdown(text: str) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Label, Static
+from textual.containers import Vertical
+from textual.widgets import Label
 
 from vaultmem.tui.widgets.markdown_text import display_markdown
-from vaultmem.tui.widgets.markdown_view import rendered
+from vaultmem.tui.widgets.rendered_view import RenderedView
 
 MAX_LINES = 60  # a preview, not the note: the rest is one Enter away
 
@@ -23,33 +23,39 @@ def section_lines(text: str, first_line: int, start: int, end: int) -> str:
     return "\n".join(lines[lo:hi]) + cut
 
 
-class Preview(VerticalScroll):
-    """A title line and a Markdown body; `show` replaces both, `show_text` shows plain text."""
+class Preview(Vertical):
+    """A title line and the rendered section; `show` replaces both, `show_text` shows plain text.
+
+    The body is a fixed-size `RenderedView`: a new preview repaints the pane without laying out
+    the search screen again (which would redo the hit list's and every pane's sizes).
+    """
 
     DEFAULT_CSS = """
     Preview { height: 1fr; }
-    Preview > #preview-title { width: 1fr; }
-    Preview > #preview-body { width: 1fr; }
+    Preview > #preview-title { width: 1fr; height: 1; }
+    Preview > #preview-body { width: 1fr; height: 1fr; }
     """
     can_focus = False
-    source = ""  # the markdown shown, if any
 
     def compose(self) -> ComposeResult:
         yield Label(id="preview-title")
-        yield Static(id="preview-body")
+        body = RenderedView(id="preview-body")
+        body.can_focus = False
+        yield body
+
+    @property
+    def source(self) -> str:
+        """The markdown shown, if any."""
+        return self.query_one(RenderedView).source
 
     def show(self, title: str, text: str) -> None:
-        self.source = display_markdown(text)
-        self.query_one("#preview-title", Label).update(title)
-        self.query_one("#preview-body", Static).update(rendered(self.source))
-        self.scroll_home(animate=False)
+        self.query_one("#preview-title", Label).update(title, layout=False)
+        self.query_one(RenderedView).show_markdown(display_markdown(text))
 
     def show_text(self, title: str, text: Text | str) -> None:
         """Text without markdown rendering: cheap, for messages and the welcome."""
-        self.source = ""
-        self.query_one("#preview-title", Label).update(title)
-        self.query_one("#preview-body", Static).update(text)
-        self.scroll_home(animate=False)
+        self.query_one("#preview-title", Label).update(title, layout=False)
+        self.query_one(RenderedView).show(text)
 
     def clear(self, message: str = "") -> None:
         self.show_text(message, "")

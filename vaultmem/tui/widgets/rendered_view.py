@@ -1,0 +1,180 @@
+"""Markdown rendered once to lines of text, then only scrolled: no layout work per repaint.
+
+A `Static` holding Rich markdown is measured again (the whole markdown rendered to count its
+lines) on every layout pass of its screen, and Textual lays out the whole screen whenever a
+widget's size or scroll extent changes: a keystroke's new hits re-rendered the preview's
+markdown, and a note's code blocks were highlighted again for each chunk appended. This view
+is a fixed-size scroll view (like Textual's `RichLog`): it renders the markdown to strips at its
+width once, keeps them, and draws the visible ones. It renders again only when its width changes.
+
+Long text comes in chunks: the first screenful is rendered at once, the rest on a worker thread
+and appended when ready, so a long note shows in the time of a short one. Clicking a link posts
+`LinkClicked` with its href (the note screen follows in-vault links).
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.markdown import Markdown
+from rich.segment import Segment
+from textual import events, work
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from vaultmem.tui.widgets.markdown_text import chunks
+
+FIRST_LINES = 30  # about a screenful of markdown: rendered before the first paint
+MORE_LINES = 200  # then the rest, rendered off the UI thread
+
+
+def rendered(text: str) -> Markdown:
+    return Markdown(text, code_theme="ansi_dark", hyperlinks=True)
+
+
+class RenderedView(ScrollView, can_focus=True):
+    """`show_markdown(text)` or `show(renderable)`; scroll with the keys or the mouse."""
+
+    DEFAULT_CSS = """
+    RenderedView { height: 1fr; scrollbar-gutter: stable; }
+    """
+
+    class LinkClicked(Message):
+        """A link in the text was clicked."""
+
+        def __init__(self, view: RenderedView, href: str) -> None:
+            super().__init__()
+            self.view = view
+            self.href = href
+
+        @property
+        def control(self) -> RenderedView:
+            return self.view
+
+    class Rendered(Message):
+        """The text's first part is rendered (it waited for the view's width)."""
+
+        def __init__(self, view: RenderedView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> RenderedView:
+            return self.view
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.source = ""  # the markdown shown, "" for plain text
+        self._parts: list[RenderableType] = []
+        self._lines: list[Strip] = []
+        self._width = 0  # the width the lines were rendered at; 0: not yet
+        self._token = object()  # a newer show() stops an older one's appending
+
+    @property
+    def complete(self) -> bool:
+        """Every part of the text is rendered."""
+        return self._width > 0 and self._done == len(self._parts)
+
+    _done = 0  # parts rendered into _lines
+
+    @property
+    def rendered_width(self) -> int:
+        """The width the text is rendered at; 0 until the view's size is known."""
+        return self._width
+
+    # ---- content
+
+    def show_markdown(self, text: str) -> None:
+        """Show `text` as markdown: the first screenful now, the rest appended soon after."""
+        self.source = text
+        self._set_parts([rendered(part) for part in chunks(text, FIRST_LINES, MORE_LINES)])
+
+    def show(self, renderable: RenderableType) -> None:
+        """Show any Rich renderable (plain text, a message) at once."""
+        self.source = ""
+        self._set_parts([renderable])
+
+    def _set_parts(self, parts: list[RenderableType]) -> None:
+        self._token = object()
+        self._parts = parts
+        self._lines = []
+        self._done = 0
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        width = self._content_width()
+        if width:
+            self._render_from(width)
+        else:
+            self._width = 0  # rendered once the size is known (on_resize)
+        self.refresh()
+
+    def _content_width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def _render_from(self, width: int) -> None:
+        """Render the first part now, the others on a worker thread."""
+        self._width = width
+        self._lines = self._strips(self._parts[0], width) if self._parts else []
+        self._done = 1 if self._parts else 0
+        self._update_extent()
+        if self._done < len(self._parts):
+            self._render_rest(self._token, width, self._parts[1:])
+
+    @work(thread=True, exclusive=True, group="render-rest")
+    def _render_rest(self, token: object, width: int, parts: list[RenderableType]) -> None:
+        strips: list[Strip] = []
+        for part in parts:
+            if token is not self._token:
+                return
+            strips.append(Strip.blank(0))  # the blank line between blocks cut apart
+            strips.extend(self._strips(part, width))
+        self.app.call_from_thread(self._append, token, width, strips)
+
+    def _append(self, token: object, width: int, strips: list[Strip]) -> None:
+        if token is not self._token or width != self._width:
+            return
+        self._lines.extend(strips)
+        self._done = len(self._parts)
+        self._update_extent()
+        self.refresh()
+
+    def _strips(self, renderable: RenderableType, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update(width=width, height=None, highlight=False)
+        lines = console.render_lines(renderable, options, pad=False, new_lines=False)
+        return [Strip(Segment.simplify(line)) for line in lines]
+
+    def _update_extent(self) -> None:
+        self.virtual_size = Size(self._width, len(self._lines))
+
+    # ---- Textual
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self._content_width()
+        if width and width != self._width:
+            first = self._width == 0
+            self._token = object()
+            self._render_from(width)
+            self.refresh()
+            if first:
+                self.post_message(self.Rendered(self))
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self._content_width()
+        style = self.rich_style
+        index = scroll_y + y
+        if index >= len(self._lines):
+            return Strip.blank(width, style)
+        line = self._lines[index].crop_extend(scroll_x, scroll_x + width, style)
+        return line.apply_style(style)
+
+    def on_click(self, event: events.Click) -> None:
+        href = event.style.link
+        if href:
+            event.stop()
+            self.post_message(self.LinkClicked(self, href))
+
+    def text(self) -> str:
+        """The rendered text (for tests and the tmux check)."""
+        return "\n".join(line.text for line in self._lines)
