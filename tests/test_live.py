@@ -106,3 +106,20 @@ def test_concurrent_callers_refresh_once(make_vault: MakeVault) -> None:
     for t in threads:
         t.join()
     assert sum(r is not None for r in reports) == 1
+
+
+def test_settle_heap_freezes_what_is_there_and_spaces_full_collections() -> None:
+    import gc
+
+    from vaultmem.live import FULL_GC_EVERY, settle_heap
+
+    threshold = gc.get_threshold()
+    try:
+        kept = [object() for _ in range(1000)]
+        settle_heap()
+        assert gc.get_freeze_count() >= len(kept)
+        assert gc.get_threshold()[2] >= FULL_GC_EVERY
+        assert gc.get_threshold()[:2] == threshold[:2]
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)

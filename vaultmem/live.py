@@ -8,6 +8,7 @@ indexing and the watcher never needs to be exact about what changed.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
@@ -21,6 +22,23 @@ log = logging.getLogger(__name__)
 
 OnChange = Callable[[frozenset[str]], None]
 STEP_MS = 100
+FULL_GC_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
+
+
+def settle_heap() -> None:
+    """Tell the garbage collector that what is in memory now stays (call once the start-up
+    work is done, and again after a reindex rebuilt the caches).
+
+    A long-running front-end holds hundreds of thousands of long-lived objects (the index's
+    caches, the link graph, Textual's widgets); each full collection walked them all, 40-140 ms
+    landing at random inside a keystroke or a tool call on a 14k-note vault. Frozen, they are
+    skipped; what becomes garbage later is still freed by reference counting, and full
+    collections of what is new come every 100 younger collections instead of 10.
+    """
+    gc.collect()
+    gc.freeze()
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young, middle, max(old, FULL_GC_EVERY))
 
 
 class Freshness:

@@ -15,7 +15,7 @@ from vaultmem.errors import NoIndex, VaultmemError
 
 if TYPE_CHECKING:
     from vaultmem.indexer import ReindexReport
-    from vaultmem.live import Freshness
+    from vaultmem.live import Freshness, settle_heap
     from vaultmem.vault import Vault
 
 log = logging.getLogger("vaultmem.server")
@@ -83,6 +83,7 @@ def serving(vault: Vault) -> Iterator[Live]:
         live.watching.set()
         if not live.closed.is_set():
             vault.warm(background=False)
+            settle_heap()
 
     def catch_up() -> None:
         try:
