@@ -15,7 +15,7 @@ from vaultmem.errors import NoIndex, VaultmemError
 
 if TYPE_CHECKING:
     from vaultmem.indexer import ReindexReport
-    from vaultmem.live import Freshness, settle_heap
+    from vaultmem.live import Freshness
     from vaultmem.vault import Vault
 
 log = logging.getLogger("vaultmem.server")
@@ -49,7 +49,7 @@ def serving(vault: Vault) -> Iterator[Live]:
     """Ready a vault for a long-running server: an index, a file watcher, and in the
     background the catch-up on edits made while no server ran, the embedding model and the
     vectors in memory (a first call waits for the catch-up only)."""
-    from vaultmem.live import Freshness
+    from vaultmem.live import Freshness, settle_heap
 
     try:
         vault.conn  # noqa: B018 - opening the index checks that it exists and its schema
