@@ -8,27 +8,28 @@ Every key, with the ones only some widgets have, is in the F1 panel and the comm
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import Static
+from textual.widget import Widget
 
 TAIL = (("f1", "Keys"), ("^p", "Commands"))
 
 
-class KeyBar(Static):
-    """The visible bindings of its screen and of the app, then F1 and the command palette."""
+class KeyBar(Widget):
+    """The visible bindings of its screen and the app; F1 and the command palette at the right."""
 
     DEFAULT_CSS = """
     KeyBar { height: 1; width: 1fr; background: $panel; color: $text-muted; }
     """
 
-    def __init__(self) -> None:
-        super().__init__("", markup=False)
-
     def on_mount(self) -> None:
-        self.update(self.line(), layout=False)
+        self._keys = self.keys()
 
-    def line(self) -> Text:
+    _keys: list[tuple[str, str]] = []
+
+    def keys(self) -> list[tuple[str, str]]:
         keys: list[tuple[str, str]] = []
         seen: set[str] = set()
         for binding in [
@@ -39,8 +40,20 @@ class KeyBar(Static):
                 continue
             seen.add(binding.action)
             keys.append((self.app.get_key_display(binding), binding.description))
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for key, description in [*keys, *TAIL]:
-            text.append(f" {key} ", style="bold")
-            text.append(f"{description} ")
-        return text
+        return keys
+
+    def render(self) -> Text:
+        """The screen's keys, cut to fit before the tail, which always shows."""
+        tail = _line(TAIL)
+        width = self.size.width
+        keys = _line(self._keys)
+        keys.truncate(max(0, width - tail.cell_len), overflow="ellipsis", pad=True)
+        return Text.assemble(keys, tail)
+
+
+def _line(keys: Iterable[tuple[str, str]]) -> Text:
+    text = Text(no_wrap=True)
+    for key, description in keys:
+        text.append(f" {key} ", style="bold")
+        text.append(f"{description} ")
+    return text
