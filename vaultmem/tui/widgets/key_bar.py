@@ -24,10 +24,12 @@ class KeyBar(Widget):
     KeyBar { height: 1; width: 1fr; background: $panel; color: $text-muted; }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: list[tuple[str, str]] = []
+
     def on_mount(self) -> None:
         self._keys = self.keys()
-
-    _keys: list[tuple[str, str]] = []
 
     def keys(self) -> list[tuple[str, str]]:
         keys: list[tuple[str, str]] = []
