@@ -131,6 +131,10 @@ class SearchScreen(Screen[None]):
 
     @on(Input.Changed)
     def run_search(self) -> None:
+        if self._preview_timer is not None:
+            # the hits are about to change: a preview now would take the UI thread (and the
+            # GIL from the search) for a hit that is going away
+            self._preview_timer.stop()
         request = self.request()
         if isinstance(request, str):
             self.show_status(request, error=True)
