@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -17,6 +16,7 @@ from textual.screen import Screen
 
 from vaultmem.errors import NoIndex, SchemaMismatch, VaultmemError
 from vaultmem.indexer import ReindexReport
+from vaultmem.live import settle_heap
 from vaultmem.tui.commands import NotesProvider, note_entries, screen_commands
 from vaultmem.tui.fuzzy import NameIndex
 from vaultmem.tui.screens.browse import BrowseScreen
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from vaultmem.live import Freshness
 
 PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
-FULL_GC_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
 BACKGROUND_AFTER = 0.3  # seconds after start-up before the background loading begins
 
 
@@ -125,19 +124,10 @@ class VaultmemApp(App[None]):
         self.call_from_thread(self.freeze_heap)
 
     def freeze_heap(self) -> None:
-        """Tell the garbage collector that what is in memory now stays.
-
-        A running app holds a few hundred thousand long-lived objects (the index's caches,
-        Textual's widgets and styles); each full collection walked them all, 80-140 ms on the
-        UI thread at random keystrokes on a 14k-note vault. Frozen, they are skipped; what
-        becomes garbage later is still freed by reference counting. Full collections of what
-        is new (20-60 ms: Textual's caches of rendered lines) then come every 100 younger
-        collections instead of 10, about every 20 s of typing instead of every 2 s.
-        """
-        gc.collect()
-        gc.freeze()
-        young, middle, old = gc.get_threshold()
-        gc.set_threshold(young, middle, max(old, FULL_GC_EVERY))
+        """Tell the garbage collector that what is in memory now stays (live.settle_heap):
+        full collections walking Textual's widgets and the index's caches took 80-140 ms at
+        random keystrokes on a 14k-note vault."""
+        settle_heap()
 
     def on_unmount(self) -> None:
         if self.freshness is not None:
