@@ -147,3 +147,19 @@ def test_search_keeps_working_while_another_thread_reindexes(make_vault: MakeVau
         stop.set()
         thread.join()
     assert errors == []
+
+
+def test_connections_stay_open_across_reindexes_until_the_file_is_replaced(
+    make_vault: MakeVault,
+) -> None:
+    vault = make_vault({"a.md": "alpha\n"})
+    vault.reindex()
+    warm = vault.conn
+    (vault.root / "b.md").write_text("beta\n", encoding="utf-8")
+    vault.reindex()
+    assert vault.conn is warm  # an incremental reindex keeps the file: no reopening
+    assert [h.path for h in vault.search("beta", mode="keyword").hits] == ["b.md"]
+    warm.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    vault.reindex(full=True)  # an index of another schema is replaced by a new file
+    assert vault.conn is not warm
+    assert [h.path for h in vault.search("alpha", mode="keyword").hits] == ["a.md"]

@@ -888,27 +888,6 @@ def note_summaries(conn: Connection, limit: int | None = None) -> list[tuple[Any
     return conn.execute(sql).fetchall()
 
 
-def heading_range(conn: Connection, path: str, norm: str) -> tuple[str, int, int] | None:
-    """(text, line, end line) of the first heading of `path` whose normalised text is `norm`."""
-    row = conn.execute(
-        "SELECT h.text, h.line, h.end_line FROM headings h JOIN notes n ON n.id = h.note_id"
-        " WHERE n.path = ? AND h.norm = ? ORDER BY h.line LIMIT 1",
-        (path, norm),
-    ).fetchone()
-    return None if row is None else (row[0], row[1], row[2])
-
-
-def headings_of(conn: Connection, path: str) -> list[str]:
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.path = ?"
-            " ORDER BY h.line",
-            (path,),
-        )
-    ]
-
-
 def vector_count(conn: Connection) -> int:
     return int(scalar(conn, "SELECT count(*) FROM chunk_vectors")) if has_vectors(conn) else 0
 

@@ -322,8 +322,6 @@ class Vault:
     ) -> ReindexReport:
         """Bring the index up to date, then give new chunks vectors (unless `embed` is off).
         Other threads may keep searching meanwhile (WAL readers see the last commit)."""
-        self._epoch += 1  # a full or interrupted-then-rebuilt index is a new file: reopen
-        self._drop_own()
         report = reindex(
             self.root,
             self.index_path,
@@ -335,15 +333,14 @@ class Vault:
             embedder=self.embedder() if embed else None,
             redo_embeddings=redo_embeddings,
         )
+        if full:
+            # A full reindex empties a readable index in place, but replaces a damaged file
+            # or one of another schema: every thread reopens its connection on next use.
+            # (Other reindexes keep the file, and warm connections are worth keeping.)
+            self._epoch += 1
         if self._matrix is not None:
             self._refresh_matrix()
         return report
-
-    def _drop_own(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._local.conn = None
-            self._drop(conn)
 
     @property
     def conn(self) -> store.Connection:
@@ -579,14 +576,16 @@ class Vault:
         except Unreadable as exc:
             raise NoteNotFound(f"{path}: {exc}") from None
         title = str(store.scalar(self.conn, "SELECT title FROM notes WHERE path = ?", (path,)))
-        headings = tuple(store.headings_of(self.conn, path))
+        ranges = store.heading_ranges(self.conn, path)
+        headings = tuple(text for _, text, _, _ in ranges)
         if heading is None or not heading.strip():
             return NoteText(path, title, None, 1, len(lines), "\n".join(lines), headings)
-        found = store.heading_range(self.conn, path, heading_key(heading.lstrip("#")))
+        want = heading_key(heading.lstrip("#"))
+        found = next((r for r in ranges if heading_key(r[1]) == want), None)
         if found is None:
             known = "; ".join(headings[:20]) or "it has no headings"
             raise NoteNotFound(f"{path} has no heading '{heading}' (headings: {known})")
-        text, start, end = found
+        _, text, start, end = found
         end = min(end, len(lines))
         return NoteText(path, title, text, start, end, "\n".join(lines[start - 1 : end]), headings)
 
