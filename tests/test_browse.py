@@ -163,3 +163,23 @@ def test_connections_stay_open_across_reindexes_until_the_file_is_replaced(
     vault.reindex(full=True)  # an index of another schema is replaced by a new file
     assert vault.conn is not warm
     assert [h.path for h in vault.search("alpha", mode="keyword").hits] == ["a.md"]
+
+
+def test_backlink_context_is_never_read_from_outside_the_vault(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "see [[b]] here\n", "b.md": "bee\n"})
+    vault.reindex()
+    secret = vault.root.parent / "secret.txt"
+    secret.write_text("password hunter2\n", encoding="utf-8")
+    (vault.root / "a.md").unlink()
+    os.symlink(secret, vault.root / "a.md")  # swapped in after the reindex
+    (link,) = vault.backlinks("b")
+    assert link.src_path == "a.md" and link.context == ""
+
+
+def test_lines_are_counted_as_the_index_counts_them(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {"n.md": "# N\r\nform\x0cfeed and\u2028separator\r\n\r\n## Later\r\nend\r\n"}
+    )
+    vault.reindex()
+    part = vault.read_note("n", heading="Later")
+    assert (part.start_line, part.text) == (4, "## Later\nend")

@@ -623,21 +623,12 @@ def _worth_dedup(norm: str) -> bool:
 
 
 def _note_lines(vault: Vault, path: str) -> list[str] | None:
-    """The lines of an indexed note, read from disk; None when it is gone or unreadable.
-
-    `path` always comes from the index, and the file must still resolve inside the vault (a
-    symlink swapped in since the last reindex is refused).
-    """
-    root = vault.root.resolve()
-    full = (root / path).resolve()
-    if not full.is_relative_to(root) or full == root:
-        return None
+    """The lines of an indexed note, read from disk; None when it is gone, unreadable or now
+    leads outside the vault."""
     try:
-        text = full.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        return vault.note_lines(path)
+    except NoteNotFound:
         return None
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return text.replace("\x00", "").split("\n")
 
 
 # --------------------------------------------------------------------------- creating

@@ -566,15 +566,7 @@ class Vault:
         if "\x00" in ref or (heading and "\x00" in heading):
             raise UsageError("a note name cannot contain a NUL byte")
         path = self.find_note(ref)
-        file = self._inside(path)
-        try:
-            lines = read_text(file).text.splitlines()
-        except FileNotFoundError:
-            raise NoteNotFound(
-                f"{path} was deleted or moved since the last reindex; run `vaultmem reindex`"
-            ) from None
-        except Unreadable as exc:
-            raise NoteNotFound(f"{path}: {exc}") from None
+        lines = self.note_lines(path)
         title = str(store.scalar(self.conn, "SELECT title FROM notes WHERE path = ?", (path,)))
         ranges = store.heading_ranges(self.conn, path)
         headings = tuple(text for _, text, _, _ in ranges)
@@ -588,6 +580,26 @@ class Vault:
         _, text, start, end = found
         end = min(end, len(lines))
         return NoteText(path, title, text, start, end, "\n".join(lines[start - 1 : end]), headings)
+
+    def note_lines(self, path: str) -> list[str]:
+        """The current lines of an indexed note (`path` as the index has it), numbered as the
+        index numbers them; a file that now leads outside the vault (a symlink swapped in
+        since the last reindex) is refused."""
+        file = self._inside(path)
+        try:
+            text = read_text(file).text
+        except FileNotFoundError:
+            raise NoteNotFound(
+                f"{path} was deleted or moved since the last reindex; run `vaultmem reindex`"
+            ) from None
+        except Unreadable as exc:
+            raise NoteNotFound(f"{path}: {exc}") from None
+        # split on line ends only, as the parser counts lines (str.splitlines also splits on
+        # form feeds and U+2028, which would shift every line number after them)
+        lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the final line end
+        return lines
 
     def _inside(self, path: str) -> Path:
         """The file of an indexed note, refusing one that now leads outside the vault (a file
@@ -672,9 +684,9 @@ class Vault:
 
     def _read_lines(self, path: str) -> list[str]:
         try:
-            return (self.root / path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return []
+            return self.note_lines(path)
+        except NoteNotFound:
+            return []  # a backlink's context is a courtesy: the link itself is from the index
 
     def stats(self) -> Stats:
         conn = self.conn
