@@ -433,6 +433,8 @@ async def test_persona_notes_are_resources(client: Client, sample: Vault) -> Non
     assert isinstance(body, TextResourceContents)
     on_disk = (sample.root / "personas/work-assistant.md").read_text("utf-8").splitlines()
     assert body.text == "\n".join(on_disk)
+    by_alias = (await client.read_resource("vaultmem://persona/Work%20assistant")).contents[0]
+    assert isinstance(by_alias, TextResourceContents) and by_alias.text == body.text
     templates = {
         t.uri_template for t in (await client.list_resource_templates()).resource_templates
     }

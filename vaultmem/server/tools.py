@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, TextContent
 from vaultmem import graph as link_graph
 from vaultmem.errors import NoteNotFound, VaultmemError
 from vaultmem.gaps import gaps_report
-from vaultmem.persona import PersonaInfo, list_personas, load_persona
+from vaultmem.persona import PersonaInfo, find_persona, list_personas, load_persona
 from vaultmem.search import Mode, plain
 from vaultmem.server.running import Live
 from vaultmem.server.shapes import (
@@ -338,10 +338,8 @@ class Tools:
         return list_personas(self.vault)
 
     def persona_note(self, slug: str) -> str:
-        named = next((p for p in list_personas(self.vault) if p.slug == slug), None)
-        # An alias finds its persona the way persona_context finds it.
-        path = named.path if named else load_persona(self.vault, slug, None).path
-        return self.vault.read_note(path).text
+        # by slug or alias, the way persona_context finds it
+        return self.vault.read_note(find_persona(self.vault, slug).path).text
 
     def persona_loaded(self, slug: str) -> str:
         return load_persona(self.vault, slug, None).to_markdown()
