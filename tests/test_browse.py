@@ -183,3 +183,19 @@ def test_lines_are_counted_as_the_index_counts_them(make_vault: MakeVault) -> No
     vault.reindex()
     part = vault.read_note("n", heading="Later")
     assert (part.start_line, part.text) == (4, "## Later\nend")
+
+
+@pytest.mark.parametrize(
+    ("text", "body_line"),
+    [
+        ("---\ntags: [x]\n---\n# T\n", 4),
+        ("no front matter\n---\n", 1),
+        ("---\ntags: [never closed\nbody\n", 1),  # shown as written, as Obsidian does
+    ],
+)
+def test_read_note_says_where_the_front_matter_ends(
+    make_vault: MakeVault, text: str, body_line: int
+) -> None:
+    vault = make_vault({"n.md": text})
+    vault.reindex()
+    assert vault.read_note("n").body_line == body_line

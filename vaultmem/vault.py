@@ -20,6 +20,7 @@ from vaultmem import store
 from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
 from vaultmem.errors import NoteNotFound, UsageError, VaultmemError, VaultNotFound
 from vaultmem.indexer import Progress, ReindexReport, reindex
+from vaultmem.parser import split_front_matter
 from vaultmem.resolver import fold, heading_key, name_key
 from vaultmem.scan import Unreadable
 from vaultmem.scan import read_note as read_text
@@ -241,6 +242,7 @@ class NoteText:
     end_line: int
     text: str
     headings: tuple[str, ...] = ()
+    body_line: int = 1  # the note's first line after its front matter (1: it has none)
 
 
 @dataclass(frozen=True)
@@ -570,8 +572,10 @@ class Vault:
         title = str(store.scalar(self.conn, "SELECT title FROM notes WHERE path = ?", (path,)))
         ranges = store.heading_ranges(self.conn, path)
         headings = tuple(text for _, text, _, _ in ranges)
+        whole = "\n".join(lines)
+        body = split_front_matter(whole)[1] + 1
         if heading is None or not heading.strip():
-            return NoteText(path, title, None, 1, len(lines), "\n".join(lines), headings)
+            return NoteText(path, title, None, 1, len(lines), whole, headings, body)
         want = heading_key(heading.lstrip("#"))
         found = next((r for r in ranges if heading_key(r[1]) == want), None)
         if found is None:
@@ -579,7 +583,8 @@ class Vault:
             raise NoteNotFound(f"{path} has no heading '{heading}' (headings: {known})")
         _, text, start, end = found
         end = min(end, len(lines))
-        return NoteText(path, title, text, start, end, "\n".join(lines[start - 1 : end]), headings)
+        section = "\n".join(lines[start - 1 : end])
+        return NoteText(path, title, text, start, end, section, headings, body)
 
     def note_lines(self, path: str) -> list[str]:
         """The current lines of an indexed note (`path` as the index has it), numbered as the

@@ -13,7 +13,6 @@ from vaultmem.tui.widgets.hit_list import heading_trail, highlighted, hit_text
 from vaultmem.tui.widgets.markdown_text import (
     chunks,
     display_markdown,
-    strip_front_matter,
 )
 from vaultmem.tui.widgets.preview import MAX_LINES, section_lines
 from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, FolderCount, Hit, NoteSummary, TagCount
@@ -76,11 +75,9 @@ def test_editor_command_prefers_visual_then_editor_then_vi() -> None:
     assert editor_command(file, {}) == ["vi", "/v/a b.md"]
 
 
-def test_front_matter_is_hidden_unless_it_never_closes() -> None:
-    assert strip_front_matter("---\ntags: [a]\n---\n\n# T\n") == "# T\n"
-    broken = "---\ntags: [unclosed\nbody\n"
-    assert strip_front_matter(broken) == broken
-    assert strip_front_matter("no front matter\n---\n") == "no front matter\n---\n"
+def test_the_preview_never_shows_front_matter() -> None:
+    text = "---\ntags: [a]\n---\n# T\nbody"
+    assert section_lines(text, 1, 1, 5, body_line=4) == "# T\nbody"
 
 
 def test_wikilinks_become_links_outside_code() -> None:

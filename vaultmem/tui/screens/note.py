@@ -179,7 +179,8 @@ class NoteScreen(Screen[None]):
         self.query_one("#note-title", Label).update(f"{note.title}  ·  {path}")
         self.sub_title = note.title
         token = self._render_token = object()  # a newer note (or reload) wins
-        self.query_one(RenderedView).show_markdown(display_markdown(note.text))
+        body = "\n".join(note.text.split("\n")[note.body_line - 1 :]).lstrip("\n")
+        self.query_one(RenderedView).show_markdown(display_markdown(body))
         self.shown = path
         self.call_after_refresh(self.painted, path, token)
         return True

@@ -230,7 +230,9 @@ class SearchScreen(Screen[None]):
         except VaultmemError as exc:
             app.call_from_thread(self.query_one(Preview).clear, str(exc))
             return
-        text = section_lines(note.text, note.start_line, hit.start_line, hit.end_line)
+        text = section_lines(
+            note.text, note.start_line, hit.start_line, hit.end_line, note.body_line
+        )
         trail = heading_trail(hit.title, hit.header)
         title = hit.title + (f" › {trail}" if trail else "")
         app.call_from_thread(self.show_preview, hit, title, text)

@@ -1,4 +1,4 @@
-"""Note text made ready for Textual's Markdown widget: front matter off, wikilinks as links.
+"""Note text made ready for rendering as markdown: wikilinks as links.
 
 Pure functions: the app shows what Obsidian shows, so `[[Note|shown]]` reads as "shown" and is
 clickable, while text inside code fences stays exactly as written.
@@ -13,17 +13,6 @@ from urllib.parse import quote, unquote
 _WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\\?\|([^\[\]\n]*))?\]\]")
 _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 LINK_SCHEME = "note:"  # hrefs of converted wikilinks; the note screen resolves them
-
-
-def strip_front_matter(text: str) -> str:
-    """The text after a leading `---` front matter block; unchanged when the block never closes."""
-    if not text.startswith(("---\n", "---\r\n", "\ufeff---")):
-        return text
-    lines = text.splitlines(keepends=True)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return "".join(lines[i + 1 :]).lstrip("\r\n")
-    return text  # broken front matter: show it as written rather than hide the whole note
 
 
 def _link(match: re.Match[str]) -> str:
@@ -42,10 +31,11 @@ def link_target(href: str) -> str | None:
 
 
 def display_markdown(text: str) -> str:
-    """`text` with front matter removed and wikilinks outside code turned into markdown links."""
+    """`text` (a note's body: the core says where its front matter ends) with wikilinks outside
+    code turned into markdown links."""
     out: list[str] = []
     fence: str | None = None
-    for line in strip_front_matter(text).splitlines():
+    for line in text.split("\n"):
         m = _FENCE_RE.match(line)
         if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
             fence = m.group(1) if fence is None else None

@@ -13,10 +13,11 @@ from vaultmem.tui.widgets.rendered_view import RenderedView
 MAX_LINES = 60  # a preview, not the note: the rest is one Enter away
 
 
-def section_lines(text: str, first_line: int, start: int, end: int) -> str:
-    """Lines start..end (1-based, inclusive) of a note whose `text` begins at `first_line`."""
-    lines = text.splitlines()
-    lo = max(0, start - first_line)
+def section_lines(text: str, first_line: int, start: int, end: int, body_line: int = 1) -> str:
+    """Lines start..end (1-based, inclusive, never before `body_line`, where the front matter
+    ends) of a note whose `text` begins at `first_line`, split as the index counts lines."""
+    lines = text.split("\n")
+    lo = max(0, max(start, body_line) - first_line)
     last = min(len(lines), end - first_line + 1)
     hi = min(last, lo + MAX_LINES)
     cut = "\n\n…" if hi < last else ""
