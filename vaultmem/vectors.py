@@ -8,25 +8,19 @@ background and search uses sqlite-vec until it is ready.
 
 from __future__ import annotations
 
-import threading
+import functools
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from vaultmem import store
 
+
 # One BLAS thread per query: with both cores, OpenBLAS made one 12k x 256 product 14x slower
 # here (thread start-up dominates such small products).
-_CONTROLLER: ThreadpoolController | None = None
-_CONTROLLER_LOCK = threading.Lock()
-
-
+@functools.cache
 def _controller() -> ThreadpoolController:
-    global _CONTROLLER
-    with _CONTROLLER_LOCK:
-        if _CONTROLLER is None:
-            _CONTROLLER = ThreadpoolController()
-        return _CONTROLLER
+    return ThreadpoolController()  # looks up the loaded BLAS libraries once per process
 
 
 class VectorMatrix:
