@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -129,7 +128,7 @@ def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Sugg
         for chunk_id, distance in nearest:
             if chunk_id not in rows or distance is None or 1 - distance < CLOSE_IN_MEANING:
                 continue
-            path, _, _, _, heading = rows[chunk_id]
+            path, heading = rows[chunk_id].path, rows[chunk_id].heading
             if path != note and path in G and not _linked(G, note, path):
                 where = f" (“{heading}”)" if heading else ""
                 out.setdefault(
@@ -141,15 +140,16 @@ def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Sugg
         words = _WORD_RE.findall(title.lower())
         if len("".join(words)) < 4:
             continue  # short titles ("AI", "Q4") are mentioned everywhere by chance
-        for path, line in store.mentions(vault.conn, words, limit=5):
+        for mention in store.mentions(vault.conn, words, limit=5):
+            path = mention.path
             if path != note and path in G and not _linked(G, path, note):
                 out.setdefault(
                     (path, note),
-                    Suggestion(path, note, f"mentions “{title}” (section at line {line})"),
+                    Suggestion(path, note, f"mentions “{title}” (section at line {mention.line})"),
                 )
     by_label: dict[str, list[str]] = defaultdict(list)
-    for label, path in store.shared_labels(vault.conn, RARE_LABEL_NOTES):
-        by_label[label].append(path)
+    for shared_label in store.shared_labels(vault.conn, RARE_LABEL_NOTES):
+        by_label[shared_label.label].append(shared_label.path)
     shared: dict[tuple[str, str], list[str]] = defaultdict(list)
     gap_set = set(gap_notes)
     for label, paths in by_label.items():
@@ -166,11 +166,11 @@ def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Sugg
 
 def _expired(vault: Vault, now: dt.datetime) -> list[ExpiredNote]:
     found = []
-    for path, frontmatter, mtime_ns in store.decaying_notes(vault.conn):
-        file_time = dt.datetime.fromtimestamp(mtime_ns / 1e9, dt.UTC)
-        when = decay.expires_at(json.loads(frontmatter), file_time)
+    for note in store.decaying_notes(vault.conn):
+        file_time = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
+        when = decay.expires_at(note.frontmatter, file_time)
         if when is not None and when[1] is not None and when[1] <= now:
-            found.append(ExpiredNote(path, when[0], when[1].isoformat()))
+            found.append(ExpiredNote(note.path, when[0], when[1].isoformat()))
     return found
 
 

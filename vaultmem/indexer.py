@@ -146,7 +146,7 @@ class _Resolver:
         self._url_prefixes = url_prefixes
         self.folder_notes = bool(url_prefixes)
         self._files: FileSet | None = None
-        self._anchors: dict[str, tuple[set[str], set[str]]] = {}
+        self._anchors: dict[str, store.Anchors] = {}
         self._aliases: dict[str, str] | None = None
 
     @property
@@ -178,12 +178,12 @@ class _Resolver:
                 return store.LinkResolution(res.path, res.candidates, None, None)
             if res.path not in self._anchors:
                 self._anchors[res.path] = store.anchors_of(self.conn, res.path)
-            heads, blocks = self._anchors[res.path]
+            anchors = self._anchors[res.path]
             if block:
-                anchor_ok = fold(block) in blocks
+                anchor_ok = fold(block) in anchors.blocks
             else:
                 assert heading is not None
-                anchor_ok = heading_key(heading.split("#")[-1]) in heads
+                anchor_ok = heading_key(heading.split("#")[-1]) in anchors.headings
         elif res.path is None and target and check_late:
             if self._aliases is None:
                 self._aliases = store.alias_owners(self.conn)
@@ -193,9 +193,9 @@ class _Resolver:
     def for_note(self, note: ParsedNote, check_late: bool) -> list[store.LinkResolution]:
         """Resolve a note's links; anchors and aliases only when `check_late` (see _final_pass)."""
         # Same-note links ([[#Heading]]) check against this version of the note.
-        self._anchors[note.path] = (
-            {heading_key(h.text) for h in note.headings},
-            {fold(b.id) for b in note.blocks},
+        self._anchors[note.path] = store.Anchors(
+            frozenset(heading_key(h.text) for h in note.headings),
+            frozenset(fold(b.id) for b in note.blocks),
         )
         return [
             self.resolve(note.path, lk.target, lk.heading, lk.block, check_late)
@@ -289,7 +289,10 @@ def embed_chunks(
             batch = todo[start : start + EMBED_BATCH]
             texts = store.chunk_texts(conn, [i for i, _ in batch])
             vectors = embedder.embed(
-                [f"{texts[i][0]}\n{texts[i][1]}".strip()[:EMBED_MAX_CHARS] for i, _ in batch]
+                [
+                    f"{texts[i].headings}\n{texts[i].body}".strip()[:EMBED_MAX_CHARS]
+                    for i, _ in batch
+                ]
             )
             with store.transaction(conn):  # each batch kept: an interrupted run resumes here
                 store.ensure_vectors(conn, embedder.name, int(vectors.shape[1]))
@@ -376,18 +379,16 @@ def _reindex(
         store.set_meta(conn, "last_reindex", str(time.time()))
         store.set_meta(conn, "vault", str(vault))
         store.set_meta(conn, "resolve_all", "0")
-    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    store.checkpoint(conn)
 
-    counts = dict(conn.execute("SELECT kind, count(*) FROM notes GROUP BY kind").fetchall())
-    links = store.scalar(conn, "SELECT count(*) FROM links")
-    wanted = store.scalar(conn, "SELECT count(*) FROM links WHERE dst_path IS NULL")
+    totals = store.file_totals(conn)
     return ReindexReport(
-        notes=counts.get("note", 0),
-        attachments=counts.get("attachment", 0),
+        notes=totals.notes,
+        attachments=totals.attachments,
         changed=changed,
         removed=len(removed),
-        links=int(links),
-        wanted=int(wanted),
+        links=totals.links,
+        wanted=totals.wanted_links,
         skipped=len(skipped),
         seconds=round(time.perf_counter() - started, 3),
         full=full or resolve_all,
@@ -550,12 +551,10 @@ def _final_pass(
     many links changed their resolution.
     """
     if relink_all:
-        links = store.stored_links(conn)
+        links = store.all_links(conn)
     elif resolve_all:
         # a cold run resolved names as it stored notes; anchors and alias fixes wait for now
-        links = store.stored_links(
-            conn, "l.dst_path IS NULL OR l.heading IS NOT NULL OR l.block IS NOT NULL"
-        )
+        links = store.links_to_check(conn)
         seen = {link.id for link in links}
         links += [
             x for x in store.links_with_keys(conn, store.dirty_keys(conn)) if x.id not in seen
@@ -565,13 +564,7 @@ def _final_pass(
     updates: list[tuple[int, store.LinkResolution]] = []
     for i, link in enumerate(links):
         res = resolver.resolve(link.src_path, link.target, link.heading, link.block)
-        current = store.LinkResolution(
-            link.dst_path,
-            tuple(json.loads(link.candidates)) if link.candidates else (),
-            None if link.anchor_ok is None else bool(link.anchor_ok),
-            link.alias_fix,
-        )
-        if res != current:
+        if res != link.resolution:
             updates.append((link.id, res))
         if progress and i % 5000 == 0:
             progress("links", i, len(links))

@@ -166,19 +166,19 @@ def list_personas(vault: Vault) -> tuple[PersonaInfo, ...]:
     """Every persona note in the personas folder, by slug."""
     folder = vault.config.personas_folder
     out = []
-    for path, title, fm_json, aliases_json in store.notes_in_folder(vault.conn, folder):
-        fm = json.loads(fm_json)
+    for note in store.notes_in_folder(vault.conn, folder):
+        fm = note.frontmatter
         if not _is_persona(fm):
             continue
         role = fm.get("role")
         out.append(
             PersonaInfo(
-                slug=title,
-                path=path,
-                title=title,
+                slug=note.title,
+                path=note.path,
+                title=note.title,
                 role=" ".join(role.split()) if isinstance(role, str) else "",
                 budget=_budget(fm.get("budget")),
-                aliases=tuple(json.loads(aliases_json)),
+                aliases=note.aliases,
             )
         )
     return tuple(sorted(out, key=lambda p: (p.slug.casefold(), p.slug)))
@@ -237,9 +237,9 @@ def find_persona(vault: Vault, ref: str) -> PersonaInfo:
     folder = vault.config.personas_folder or "the vault root"
     known = ", ".join(p.slug for p in personas)
     not_persona = [
-        path
-        for path, title, _, _ in store.notes_in_folder(vault.conn, vault.config.personas_folder)
-        if title.casefold() == want
+        note.path
+        for note in store.notes_in_folder(vault.conn, vault.config.personas_folder)
+        if note.title.casefold() == want
     ]
     if not_persona:
         hint = f"{not_persona[0]} has no `type: persona` in its front matter"
@@ -343,11 +343,11 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
     packer.place(ContextPart("persona", info.path, None, "".join(f"{x}\n" for x in body)))
     packer.seen_lines.update(n for n in (_norm(x) for x in body) if _worth_dedup(n))
     meta = store.note_facts(conn, [info.path]).get(info.path)
-    fm: dict[str, object] = json.loads(meta[1]) if meta else {}
+    fm = meta.frontmatter if meta else {}
     entity = _entity(fm, info.title)
-    for key, value, _line, source in store.fields_of(conn, [info.path])[info.path]:
-        if source == "inline":  # in the body, said already
-            packer.seen_facts.add(_fact_key(entity, key, _strip_block_id(value)))
+    for f in store.fields_of(conn, [info.path])[info.path]:
+        if f.source == "inline":  # in the body, said already
+            packer.seen_facts.add(_fact_key(entity, f.key, _strip_block_id(f.value)))
 
     # (2) The persona's facts: properties that are not the persona's own bookkeeping.
     facts = _property_facts(fm, _PERSONA_OWN, entity)
@@ -369,33 +369,33 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
 def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
     conn = vault.conn
     sections = [
-        (line, end, _SECTION_TIER.get(heading_key(text), _OTHER_TIER))
-        for _level, text, line, end in store.heading_ranges(conn, info.path)
+        (h.line, h.end_line, _SECTION_TIER.get(heading_key(h.text), _OTHER_TIER))
+        for h in store.headings_of(conn, info.path)
     ]
     members: dict[str, _Member] = {}
     # Links come in reading order (line, then position in the line): their index is the order
     # in which the author mentions the notes.
-    for position, (line, dst, kind, heading, block) in enumerate(
-        store.outgoing_links(conn, info.path)
-    ):
-        if dst is None or kind != "note" or dst == info.path:
+    for position, link in enumerate(store.outgoing(conn, info.path)):
+        dst = link.dst_path
+        if dst is None or link.dst_kind != "note" or dst == info.path:
             continue  # wanted notes and attachments have no text to give
         m = members.setdefault(dst, _Member(dst))
+        line = link.line
         tier = min((t for start, end, t in sections if start <= line <= end), default=_OTHER_TIER)
         m.tier = min(m.tier, tier)
         m.links += 1
         m.first_link = min(m.first_link, position)
-        if heading and not block:
-            m.heading = m.heading or heading
+        if link.heading and not link.block:
+            m.heading = m.heading or link.heading
         else:
             m.whole = True
-    for path, value in store.property_values(conn, "persona"):
-        if path != info.path and _names_persona(value, info.slug):
-            m = members.setdefault(path, _Member(path))
+    for prop in store.property_values(conn, "persona"):
+        if prop.path != info.path and _names_persona(prop.value, info.slug):
+            m = members.setdefault(prop.path, _Member(prop.path))
             m.links += 1  # opting in counts like one more link from the persona
     unlinked = [m.path for m in members.values() if m.tier == _MEMBER_TIER]
-    for path, (date, *_rest) in store.note_facts(conn, unlinked).items():
-        members[path].date = (date or "")[:10]
+    for path, facts in store.note_facts(conn, unlinked).items():
+        members[path].date = (facts.date or "")[:10]
     return sorted(members.values(), key=_Member.rank)
 
 
@@ -436,9 +436,8 @@ def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> 
             if lines is None:
                 packer.left_out.append(m.path)
                 continue
-            fm: dict[str, object] = json.loads(meta[m.path][1]) if m.path in meta else {}
-            own_tasks = {line for path, line in tasks if path == m.path}
-            heading, items = _excerpt(conn, m, lines, fm, fields[m.path], own_tasks)
+            fm = meta[m.path].frontmatter if m.path in meta else {}
+            heading, items = _excerpt(conn, m, lines, fm, fields[m.path], tasks[m.path])
             placed, complete = packer.add("working_set", m.path, heading, items)
             if not placed and not complete:
                 packer.left_out.append(m.path)  # not even its first line fitted
@@ -449,16 +448,16 @@ def _excerpt(
     m: _Member,
     lines: list[str],
     fm: dict[str, object],
-    fields: list[tuple[str, str, int, str]],
+    fields: list[store.FieldRow],
     task_lines: set[int],
 ) -> tuple[str | None, list[_Item]]:
     """(heading, lines) a note gives the working set: its opening, then its facts."""
     first, last, heading = _front_matter_lines(lines) + 1, len(lines), None
     if m.heading and not m.whole:
         key = heading_key(m.heading.split("#")[-1])
-        for _level, text, line, end in store.heading_ranges(conn, m.path):
-            if heading_key(text) == key:
-                first, last, heading = line + 1, end, text
+        for h in store.headings_of(conn, m.path):
+            if heading_key(h.text) == key:
+                first, last, heading = h.line + 1, h.end_line, h.text
                 break
     entity = _entity(fm, _title(m.path))
     summary = (fm.get("summary") or fm.get("description")) if heading is None else None
@@ -467,15 +466,16 @@ def _excerpt(
         opening = [(0, " ".join(summary.split()))]
     else:
         summary = None
-        inline_lines = {ln for _k, _v, ln, src in fields if src == "inline"}
+        inline_lines = {f.line for f in fields if f.source == "inline"}
         opening = _opening(lines, first, last, inline_lines)
     items: list[_Item] = [(t, n if _worth_dedup(n := _norm(t)) else None, None) for _, t in opening]
     shown = {n for n, _ in opening}
     own: set[tuple[str, str, str]] = set()
-    for key, value, line, source in fields:
-        if source != "inline" or not first <= line <= last or key.casefold() == "was":
+    for f in fields:
+        key, line = f.key, f.line
+        if f.source != "inline" or not first <= line <= last or key.casefold() == "was":
             continue  # `was::` is history; task fields describe the task, not the note
-        value = _strip_block_id(value)
+        value = _strip_block_id(f.value)
         fact = _fact_key(entity, key, value)
         if line in shown:
             own.add(fact)  # its line is in the opening: said already

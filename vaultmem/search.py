@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -248,10 +247,12 @@ def run(
             found = store.keyword_chunks(conn, fts, fetch)
             if n == 0 and len(matches) > 1:
                 and_matched = bool(found)
-            for chunk_id, path, title, start, end, heading, rank in found:
+            for m in found:
                 candidates.setdefault(
-                    chunk_id,
-                    ranking.Candidate(chunk_id, path, title, heading, start, end, keyword=-rank),
+                    m.id,
+                    ranking.Candidate(
+                        m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25
+                    ),
                 )
             if len(candidates) >= AND_ENOUGH:
                 break
@@ -295,15 +296,15 @@ def run(
             if old is not None:
                 candidates[chunk_id] = ranking.Candidate(**{**old.__dict__, "vector": sim})
             else:
-                path, title, start, end, heading = rows[chunk_id]
+                c = rows[chunk_id]
                 candidates[chunk_id] = ranking.Candidate(
-                    chunk_id, path, title, heading, start, end, vector=sim
+                    chunk_id, c.path, c.title, c.heading, c.start_line, c.end_line, vector=sim
                 )
     if when is not None:
         days = _days(when)
-        for chunk_id, path, title, start, end, heading in store.first_chunks_dated(conn, days, 50):
+        for c in store.first_chunks_dated(conn, days, 50):
             candidates.setdefault(
-                chunk_id, ranking.Candidate(chunk_id, path, title, heading, start, end)
+                c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
             )
 
     paths = sorted({c.path for c in candidates.values()})
@@ -350,12 +351,10 @@ def _expand(
     if not extra:
         return
     expanded = " OR ".join(f'"{w}"' for w in [*asked, *extra[:FEEDBACK_WORDS]])
-    for chunk_id, path, title, start, end, heading, rank in store.keyword_chunks(
-        conn, expanded, fetch
-    ):
-        if chunk_id not in candidates:
-            candidates[chunk_id] = ranking.Candidate(
-                chunk_id, path, title, heading, start, end, keyword=-rank * weight
+    for m in store.keyword_chunks(conn, expanded, fetch):
+        if m.id not in candidates:
+            candidates[m.id] = ranking.Candidate(
+                m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25 * weight
             )
 
 
@@ -411,14 +410,13 @@ def _facts(
     facts: dict[str, ranking.NoteFacts] = {}
     allowed: set[str] = set()
     tag = (filters.tag or "").lstrip("#").lower()
-    for path, (date, frontmatter, mtime_ns, tags) in rows.items():
-        modified = dt.datetime.fromtimestamp(mtime_ns / 1e9, dt.UTC)
-        expiry = (
-            decay.expires_at(json.loads(frontmatter), modified) if "decay" in frontmatter else None
-        )
+    for path, note in rows.items():
+        date = note.date
+        modified = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
+        expiry = decay.expires_at(note.frontmatter, modified) if note.may_decay else None
         expired = bool(expiry and expiry[1] is not None and expiry[1] <= now)
         facts[path] = ranking.NoteFacts(date, frozenset(links.get(path, ())), expired, modified)
-        if tag and tag not in tags.split("\n"):
+        if tag and tag not in note.tags:
             continue
         if filters.path and not path.startswith(filters.path.lstrip("/")):
             continue
@@ -457,14 +455,14 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
     queries = fts_queries(query)
     if not queries:
         return ()
-    best: dict[str, tuple[int, str, str, int, int, str, float]] = {}
+    best: dict[str, store.ChunkMatch] = {}
     for match in queries:
-        found: dict[str, tuple[int, str, str, int, int, str, float]] = {}
+        found: dict[str, store.ChunkMatch] = {}
         fetch = limit * 4
         while True:
             rows = store.keyword_chunks(conn, match, fetch)
             for row in rows:
-                found.setdefault(row[1], row)  # rows come best first: each note's best
+                found.setdefault(row.path, row)  # rows come best first: each note's best
             if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
                 break
             found.clear()
@@ -475,8 +473,17 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
             break
     top = list(best.values())[:limit]
     # snippets cost a re-tokenisation each: make them only for the hits shown
-    shown = store.snippets(conn, queries[-1], [row[0] for row in top])
+    shown = store.snippets(conn, queries[-1], [row.id for row in top])
     return tuple(
-        Hit(path, title, start, end, -rank, shown.get(chunk_id, ""), heading, (("keyword", -rank),))
-        for chunk_id, path, title, start, end, heading, rank in top
+        Hit(
+            m.path,
+            m.title,
+            m.start_line,
+            m.end_line,
+            -m.bm25,
+            shown.get(m.id, ""),
+            m.heading,
+            (("keyword", -m.bm25),),
+        )
+        for m in top
     )

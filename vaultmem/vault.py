@@ -251,24 +251,8 @@ class FolderCount:
     notes: int  # including every subfolder's
 
 
-@dataclass(frozen=True)
-class TagCount:
-    tag: str
-    notes: int  # a nested tag `a/b` also counts for `a`
-
-
-@dataclass(frozen=True)
-class NoteSummary:
-    path: str
-    title: str
-    date: str | None
-    mtime: float
-    aliases: tuple[str, ...]
-
-
-def _summary(row: tuple[Any, ...]) -> NoteSummary:
-    path, title, date, mtime_ns, aliases = row
-    return NoteSummary(path, title, date, mtime_ns / 1e9, tuple(json.loads(aliases)))
+TagCount = store.TagCount
+NoteSummary = store.NoteSummary
 
 
 # --------------------------------------------------------------------------- the vault
@@ -570,7 +554,7 @@ class Vault:
         path = self.find_note(ref)
         lines = self.note_lines(path)
         title = str(store.scalar(self.conn, "SELECT title FROM notes WHERE path = ?", (path,)))
-        ranges = store.heading_ranges(self.conn, path)
+        ranges = [(h.level, h.text, h.line, h.end_line) for h in store.headings_of(self.conn, path)]
         headings = tuple(text for _, text, _, _ in ranges)
         whole = "\n".join(lines)
         body = split_front_matter(whole)[1] + 1
@@ -630,15 +614,15 @@ class Vault:
 
     def tag_counts(self) -> tuple[TagCount, ...]:
         """Every tag with how many notes carry it (a nested tag counts for its parents)."""
-        return tuple(TagCount(t, n) for t, n in store.tag_counts(self.conn))
+        return tuple(store.tag_counts(self.conn))
 
     def recent(self, limit: int = 50) -> tuple[NoteSummary, ...]:
         """The most recently modified notes, newest first."""
-        return tuple(_summary(r) for r in store.note_summaries(self.conn, limit))
+        return tuple(store.note_summaries(self.conn, limit))
 
     def note_names(self) -> tuple[NoteSummary, ...]:
         """Every note (title, path, aliases), for completion and pickers."""
-        return tuple(_summary(r) for r in store.note_summaries(self.conn))
+        return tuple(store.note_summaries(self.conn))
 
     def _outgoing(self, note_id: int) -> tuple[OutLink, ...]:
         rows = self.conn.execute(
@@ -731,9 +715,19 @@ class Vault:
     def alias_fixable(self) -> tuple[LinkProblem, ...]:
         """Wanted links naming another note's alias, each with its `[[Note|Alias]]` rewrite."""
         rows = store.alias_fix_links(self.conn)
-        ambiguous_names = store.shared_note_keys(self.conn, {fix for *_, fix in rows})
+        ambiguous_names = store.shared_note_keys(self.conn, {r.alias_fix or "" for r in rows})
         out = []
-        for src, line, target, heading, block, embed, display, fix in rows:
+        for r in rows:
+            src, line, target, heading, block, embed, display = (
+                r.src_path,
+                r.line,
+                r.target,
+                r.heading,
+                r.block,
+                r.embed,
+                r.display,
+            )
+            fix = r.alias_fix or ""
             name = fix.removesuffix(".md")  # a vault path when several files share the name
             if name_key(fix) not in ambiguous_names:
                 name = name.rsplit("/", 1)[-1]  # the bare title is unique: Obsidian's short form

@@ -1,0 +1,245 @@
+"""The index file: its schema and version, connections, transactions."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
+import sqlite_vec
+
+from vaultmem.errors import NoIndex, SchemaMismatch
+
+SCHEMA_VERSION = 2
+OperationalError = sqlite3.OperationalError
+Error = sqlite3.Error
+DatabaseError = sqlite3.DatabaseError
+if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
+    from sqlite3 import Connection as Connection
+else:
+    Connection = sqlite3.Connection
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE notes (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,                -- note | attachment
+    key TEXT NOT NULL,                 -- name_key(path): what bare links match
+    title TEXT NOT NULL,
+    folded_title TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT,
+    date TEXT,
+    frontmatter TEXT NOT NULL DEFAULT '{}',
+    aliases TEXT NOT NULL DEFAULT '[]',
+    warnings TEXT NOT NULL DEFAULT '[]',
+    line_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX notes_key ON notes(key);
+CREATE INDEX notes_title ON notes(folded_title);
+CREATE TABLE aliases (note_id INTEGER NOT NULL, alias TEXT NOT NULL, alias_key TEXT NOT NULL);
+CREATE INDEX aliases_note ON aliases(note_id);
+CREATE INDEX aliases_key ON aliases(alias_key);
+CREATE TABLE headings (
+    note_id INTEGER NOT NULL, level INTEGER NOT NULL, text TEXT NOT NULL, norm TEXT NOT NULL,
+    line INTEGER NOT NULL, end_line INTEGER NOT NULL
+);
+CREATE INDEX headings_note ON headings(note_id);
+CREATE TABLE blocks (note_id INTEGER NOT NULL, block_id TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE INDEX blocks_note ON blocks(note_id);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY, note_id INTEGER NOT NULL, seq INTEGER NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, heading TEXT NOT NULL,
+    text_hash TEXT NOT NULL              -- of what is embedded: heading path + text
+);
+-- Vectors by (model, text hash): unchanged text is never embedded twice, even across renames.
+-- The per-chunk vec0 table `chunk_vectors` is made on first use, when the dimension is known.
+CREATE TABLE embeddings (
+    model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
+CREATE INDEX chunks_note ON chunks(note_id);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    title, aliases, headings, tags, path, body,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE links (
+    id INTEGER PRIMARY KEY,
+    src_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,                -- wiki | markdown | property
+    target TEXT NOT NULL,
+    target_key TEXT NOT NULL,
+    heading TEXT,
+    block TEXT,
+    display TEXT,
+    embed INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    dst_path TEXT,                     -- NULL: a wanted note
+    candidates TEXT,                   -- JSON list when several files matched
+    anchor_ok INTEGER,                 -- heading/block found in the target (NULL: no anchor)
+    alias_fix TEXT                     -- path of the note whose alias this wanted link names
+);
+CREATE INDEX links_src ON links(src_id);
+CREATE INDEX links_key ON links(target_key);
+CREATE INDEX links_dst ON links(dst_path);
+CREATE TABLE tags (note_id INTEGER NOT NULL, tag TEXT NOT NULL, direct INTEGER NOT NULL);
+CREATE INDEX tags_note ON tags(note_id);
+CREATE INDEX tags_tag ON tags(tag COLLATE NOCASE);
+CREATE TABLE tasks (
+    note_id INTEGER NOT NULL, line INTEGER NOT NULL, status TEXT NOT NULL, checked INTEGER NOT NULL,
+    text TEXT NOT NULL, due TEXT, priority TEXT, done TEXT
+);
+CREATE INDEX tasks_note ON tasks(note_id);
+CREATE TABLE fields (
+    note_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, line INTEGER NOT NULL,
+    source TEXT NOT NULL
+);
+CREATE INDEX fields_note ON fields(note_id);
+CREATE INDEX fields_key ON fields(key);
+CREATE TABLE dirty_keys (key TEXT PRIMARY KEY);  -- link targets to re-resolve
+CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+"""
+
+# The tables holding one note's rows by note_id (chunks and links are deleted apart).
+NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields")
+
+
+def connect(path: Path, new: bool = False) -> Connection:
+    """A connection to the index at `path` (`new`: a file being created)."""
+    conn: Connection = sqlite3.connect(
+        str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+    )
+    try:
+        if not new:  # before anything writes (WAL mode does): is this an index at all?
+            conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.DatabaseError as exc:  # not SQLite, someone else's database, damaged
+        conn.close()
+        raise SchemaMismatch(
+            f"{path} cannot be read as a vaultmem index ({exc}): run `vaultmem reindex --full`"
+        ) from exc
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute("PRAGMA cache_size=-65536")
+    # sqlite-vec on every connection: any statement touching chunk_vectors needs it
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
+    return conn
+
+
+def create(path: Path) -> Connection:
+    """Create an empty index at `path` (which must not exist)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = connect(path, new=True)
+    # One script in one transaction: a crash leaves no half-made schema behind.
+    conn.executescript(
+        "BEGIN;"
+        + _SCHEMA
+        + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
+        + f" ('created_at', '{time.time()}');"
+        + "COMMIT;"
+    )
+    return conn
+
+
+def is_index(path: Path) -> bool:
+    """Whether `path` holds a vaultmem index of any schema version (safe to replace)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return bool(conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone())
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+
+
+def reset(conn: Connection) -> None:
+    """Empty the index in place, in one transaction: readers keep seeing the old index until
+    the empty one commits, never a missing or half-made file. The generation counter carries
+    on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    after = int(row[0] if row else 0) + 1
+    objects = conn.execute(
+        "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+        " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
+    ).fetchall()
+    drops = "".join(f'DROP TABLE IF EXISTS "{name}";' for name, _ in objects)
+    conn.executescript(
+        "BEGIN;"
+        + drops
+        + _SCHEMA
+        + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
+        + f" ('created_at', '{time.time()}'), ('generation', '{after}');"
+        + "COMMIT;"
+    )
+
+
+def open_existing(path: Path) -> Connection:
+    """Open an index for reading, checking its schema version."""
+    if not path.exists():
+        raise NoIndex(f"no index at {path} yet: run `vaultmem reindex`")
+    conn = connect(path)
+    check_schema(conn, path)
+    return conn
+
+
+def check_schema(conn: Connection, path: Path) -> None:
+    """Refuse an index of another schema version (or none) with the command that rebuilds it."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise SchemaMismatch(
+            f"the index at {path} cannot be read ({exc}): run `vaultmem reindex --full`"
+        ) from exc
+    version = row[0] if row else "none"
+    if version != str(SCHEMA_VERSION):
+        raise SchemaMismatch(
+            f"the index at {path} was built with schema {version}, this vaultmem uses "
+            f"{SCHEMA_VERSION}: run `vaultmem reindex --full`"
+        )
+
+
+@contextmanager
+def transaction(conn: Connection) -> Iterator[None]:
+    """One write transaction (taken at once: two writers queue instead of deadlocking)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def checkpoint(conn: Connection) -> None:
+    """Fold the write-ahead log back into the index file, without waiting for readers."""
+    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+    """The first column of the first row of `sql`, or None."""
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]
+
+
+def rows_in(
+    conn: Connection, sql: str, values: Sequence[Any], before: Sequence[Any] = ()
+) -> Iterator[Any]:
+    """Rows of `sql`, whose `{marks}` is an IN list, over `values` 500 at a time (SQLite caps
+    the number of parameters one statement takes)."""
+    for start in range(0, len(values), 500):
+        part = list(values[start : start + 500])
+        yield from conn.execute(sql.format(marks=",".join("?" * len(part))), (*before, *part))
+
+
+def marks(values: Sequence[Any]) -> str:
+    """`?,?,?`: the placeholders of an IN list over `values`."""
+    return ",".join("?" * len(values))
