@@ -28,7 +28,7 @@ def test_matrix_matches_sqlite_vec(sample_vault: Vault) -> None:
 def test_warm_search_gives_the_same_results(sample_vault: Vault) -> None:
     cold = [h.path for h in sample_vault.search("what did we decide about rollback").hits]
     sample_vault.warm(background=False)
-    assert sample_vault._matrix is not None
+    assert sample_vault.index.matrix is not None
     warm = [h.path for h in sample_vault.search("what did we decide about rollback").hits]
     assert warm == cold
 
@@ -37,12 +37,12 @@ def test_matrix_catches_up_after_an_edit(make_vault: MakeVault) -> None:
     vault = make_vault({"a.md": "# A\nalpha beta\n", "b.md": "# B\ngamma delta\n"})
     vault.reindex()
     vault.warm(background=False)
-    before = vault._matrix
+    before = vault.index.matrix
     assert before is not None and len(before) == 2
     (vault.root / "b.md").write_text("# B\nepsilon zeta\n", encoding="utf-8")
     (vault.root / "c.md").write_text("# C\neta theta\n", encoding="utf-8")
     vault.reindex()
-    after = vault._matrix
+    after = vault.index.matrix
     assert after is not None and after is not before
     assert sorted(after.ids.tolist()) == sorted(store.vector_ids(vault.conn))
     fresh = VectorMatrix.load(vault.conn)

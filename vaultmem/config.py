@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,18 @@ class Config:
 
 def config_path(vault: Path) -> Path:
     return vault / ".vaultmem" / "config.toml"
+
+
+def write_default_config(vault: Path) -> bool:
+    """Write the commented default config (never over one); True when it was created."""
+    path = config_path(vault)
+    if path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(CONFIG_TEMPLATE, encoding="utf-8")
+    os.replace(tmp, path)
+    return True
 
 
 def load_config(vault: Path) -> Config:

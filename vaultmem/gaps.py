@@ -7,12 +7,16 @@ import difflib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import networkx as nx
 
 from vaultmem import decay, edits, store
 from vaultmem import graph as link_graph
-from vaultmem.vault import LinkProblem, Vault
+from vaultmem.health import LinkProblem
+
+if TYPE_CHECKING:
+    from vaultmem.vault import Vault
 
 # Labels (tags, typed fields) shared by more notes than this say little about any two of them.
 RARE_LABEL_NOTES = 20

@@ -99,6 +99,24 @@ def split_link_ref(inner: str) -> LinkRef | None:
     return LinkRef(target, heading, block, shown or None)
 
 
+def written_link(
+    target: str,
+    heading: str | None = None,
+    block: str | None = None,
+    display: str | None = None,
+    embed: bool = False,
+    kind: str = "wiki",
+) -> str:
+    """A link as a note spells it (normalised): `[[Note#Heading|shown]]`, `![[x.png]]`,
+    `[shown](Note.md#^block)`; for messages, and for fixes that rewrite a link."""
+    anchor = f"#^{block}" if block else (f"#{heading}" if heading else "")
+    bang = "!" if embed else ""
+    if kind == "markdown":
+        return f"{bang}[{display or ''}]({target}{anchor})"
+    shown = f"|{display}" if display else ""
+    return f"{bang}[[{target}{anchor}{shown}]]"
+
+
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src.startswith("![[", pos):

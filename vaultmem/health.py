@@ -1,0 +1,158 @@
+"""The index's health: stats, `doctor` (warnings, skipped files, link problems, integrity) and
+the wanted links that name an alias, each with its rewrite."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultmem import store
+from vaultmem.parser import written_link
+from vaultmem.resolver import name_key
+
+
+@dataclass(frozen=True)
+class Stats:
+    notes: int
+    attachments: int
+    chunks: int
+    links: int
+    resolved_links: int
+    wanted_links: int
+    wanted_notes: int
+    ambiguous_links: int
+    tags: int
+    open_tasks: int
+    done_tasks: int
+    skipped: int
+    notes_with_warnings: int
+    index_path: str
+    index_bytes: int
+    schema_version: int
+    last_reindex: float | None
+    vectors: int = 0
+    embed_model: str | None = None
+
+
+@dataclass(frozen=True)
+class LinkProblem:
+    src_path: str
+    line: int
+    written: str
+    detail: str
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    warnings: tuple[tuple[str, str], ...]
+    skipped: tuple[tuple[str, str], ...]
+    ambiguous: tuple[LinkProblem, ...]
+    alias_fixable: tuple[LinkProblem, ...]
+    missing_anchors: tuple[LinkProblem, ...]
+    index_problems: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def healthy(self) -> bool:
+        return not self.index_problems
+
+
+def stats(conn: store.Connection, index_path: Path) -> Stats:
+    """How much the index holds, and how big its files are."""
+    counts = store.index_counts(conn)
+    last = store.get_meta(conn, "last_reindex")
+    size = sum(
+        os.path.getsize(str(index_path) + s)
+        for s in ("", "-wal")
+        if os.path.exists(str(index_path) + s)
+    )
+    return Stats(
+        notes=counts.notes,
+        attachments=counts.attachments,
+        chunks=counts.chunks,
+        links=counts.links,
+        resolved_links=counts.resolved_links,
+        wanted_links=counts.wanted_links,
+        wanted_notes=counts.wanted_notes,
+        ambiguous_links=counts.ambiguous_links,
+        tags=counts.tags,
+        open_tasks=counts.open_tasks,
+        done_tasks=counts.done_tasks,
+        skipped=counts.skipped,
+        notes_with_warnings=counts.notes_with_warnings,
+        index_path=str(index_path),
+        index_bytes=size,
+        schema_version=store.SCHEMA_VERSION,
+        last_reindex=float(last) if last else None,
+        vectors=counts.vectors,
+        embed_model=store.get_meta(conn, "embed_model"),
+    )
+
+
+def _written(link: store.ProblemLink, kind: str | None = None) -> str:
+    return written_link(
+        link.target, link.heading, link.block, link.display, link.embed, kind or link.kind
+    )
+
+
+def alias_fixable(conn: store.Connection) -> tuple[LinkProblem, ...]:
+    """Wanted links naming another note's alias, each with its `[[Note|Alias]]` rewrite."""
+    rows = store.alias_fix_links(conn)
+    ambiguous_names = store.shared_note_keys(conn, {r.alias_fix or "" for r in rows})
+    out = []
+    for r in rows:
+        fix = r.alias_fix or ""
+        name = fix.removesuffix(".md")  # a vault path when several files share the name
+        if name_key(fix) not in ambiguous_names:
+            name = name.rsplit("/", 1)[-1]  # the bare title is unique: Obsidian's short form
+        out.append(
+            LinkProblem(
+                r.src_path,
+                r.line,
+                _written(r, "wiki"),
+                f"'{r.target}' is an alias of {fix}",
+                written_link(name, r.heading, r.block, r.display or r.target, r.embed),
+            )
+        )
+    return tuple(out)
+
+
+def doctor(conn: store.Connection) -> DoctorReport:
+    """Everything worth a person's attention: parser warnings, skipped files, ambiguous links,
+    alias-fixable links, missing anchors, and problems of the index itself."""
+    ambiguous = tuple(
+        LinkProblem(
+            r.src_path,
+            r.line,
+            _written(r),
+            f"matches {', '.join(r.candidates)}; resolved to {r.dst_path}",
+        )
+        for r in store.ambiguous_links(conn)
+    )
+    missing = tuple(
+        LinkProblem(
+            r.src_path,
+            r.line,
+            _written(r),
+            f"{r.dst_path} has no "
+            + (f"block ^{r.block}" if r.block else f"heading {r.heading!r}"),
+        )
+        for r in store.broken_anchor_links(conn)
+    )
+    index_problems: list[str] = []
+    check = store.quick_check(conn)
+    if check != "ok":
+        index_problems.append(f"SQLite quick_check: {check}; run `vaultmem reindex --full`")
+    if store.dirty_count(conn) or store.get_meta(conn, "resolve_all") == "1":
+        index_problems.append(
+            "a reindex was interrupted before it re-resolved links; run `vaultmem reindex`"
+        )
+    return DoctorReport(
+        warnings=tuple((w.path, w.warning) for w in store.note_warnings(conn)),
+        skipped=tuple((s.path, s.reason) for s in store.skipped_files(conn)),
+        ambiguous=ambiguous,
+        alias_fixable=alias_fixable(conn),
+        missing_anchors=missing,
+        index_problems=tuple(index_problems),
+    )
