@@ -14,6 +14,7 @@ import networkx as nx
 from vaultmem import decay, edits, store
 from vaultmem import graph as link_graph
 from vaultmem.health import LinkProblem
+from vaultmem.parser import LinkRef, wikilinks_in
 
 if TYPE_CHECKING:
     from vaultmem.vault import Vault
@@ -234,20 +235,20 @@ def plan_alias_fixes(vault: Vault) -> list[FileFix]:
 def _rewrite(line: str, problem: LinkProblem) -> str:
     """Replace the written alias link on `line` (however it was spaced) with the fix."""
     assert problem.fix is not None
-    inner = problem.written.lstrip("!")[2:-2]  # "Alias#Heading|shown"
-    target, _, rest = inner.partition("|")
-    name, hash_, anchor = target.partition("#")
-    pattern = (
-        r"(?<!\\)"
-        + ("!" if problem.written.startswith("!") else "")
-        + r"\[\[\s*"
-        + re.escape(name)
-        + r"\s*"
-        + (r"#\s*" + re.escape(anchor.strip()) + r"\s*" if hash_ else "")
-        + (r"\\?\|\s*" + re.escape(rest) + r"\s*" if rest else "")
-        + r"\]\]"
+    wanted = next(wikilinks_in(problem.written))  # the link as the index recorded it
+    for span in wikilinks_in(line):
+        if span.embed == wanted.embed and _same_ref(span.ref, wanted.ref):
+            return line[: span.start] + problem.fix + line[span.end :]
+    return line
+
+
+def _same_ref(a: LinkRef, b: LinkRef) -> bool:
+    """The same link, however it was spaced or cased."""
+    ours = (a.target, a.heading, a.block, a.display)
+    theirs = (b.target, b.heading, b.block, b.display)
+    return all(
+        (x or "").casefold() == (y or "").casefold() for x, y in zip(ours, theirs, strict=True)
     )
-    return re.sub(pattern, lambda _: problem.fix or "", line, count=1, flags=re.IGNORECASE)
 
 
 def apply_alias_fixes(vault: Vault, plans: list[FileFix]) -> int:

@@ -11,10 +11,10 @@ import datetime as dt
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote
 
 import yaml
@@ -156,6 +156,165 @@ def _build_markdown() -> MarkdownIt:
 
 
 _MD = _build_markdown()
+
+
+# --------------------------------------------------------------------------- lines, for others
+# Small questions about the markdown of a line or a run of lines, asked by personas, the gap
+# fixes and the TUI: they ask here, so that this module stays the one that knows the syntax.
+
+FenceRole = Literal["open", "code", "close"]
+_FENCE_OPEN_RE = re.compile(r"(`{3,}|~{3,})")
+_ATX_HEADING_RE = re.compile(r" {0,3}#{1,6}(\s|\Z)")
+_LONE_EMBED_RE = re.compile(r"\s*(!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\))\s*\Z")
+_MARKUP_START = ("```", "~~~", "%%", "<!--", "^")
+
+
+@dataclass(frozen=True)
+class WikilinkSpan:
+    """A wikilink or embed found in a line of text."""
+
+    start: int  # where `[[` (or the `!` of `![[`) starts
+    end: int  # just past `]]`
+    embed: bool
+    ref: LinkRef
+    reference: str  # what precedes `|`, trimmed, as written: "Note#Heading"
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd run of backslashes (markdown's escape)."""
+    run = 0
+    while at - run - 1 >= 0 and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+def _code_spans(line: str) -> list[tuple[int, int]]:
+    """Where the inline code spans of a line are: a run of backticks up to the next run of
+    the same length (an unmatched run is literal text; an escaped one opens nothing)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _TICKS_RE.search(line, pos)) is not None:
+        if _escaped(line, m.start()):
+            pos = m.start() + 1
+            continue
+        ticks = m.group(0)
+        close = re.compile(rf"(?<!`){ticks}(?!`)").search(line, m.end())
+        if close is None:
+            pos = m.end()
+        else:
+            spans.append((m.start(), close.end()))
+            pos = close.end()
+    return spans
+
+
+def wikilinks_in(line: str) -> Iterator[WikilinkSpan]:
+    """The wikilinks and embeds of one line, by the parser's own rule: `[[` up to the next
+    `]]`, with no line break or other `[[` between, neither escaped (`\\[[`) nor in inline
+    code. Fenced code is a matter of lines: callers skip it with `fence_roles`."""
+    code = _code_spans(line) if "`" in line else []
+    pos = line.find("[[")
+    while pos >= 0:
+        end = line.find("]]", pos + 2)
+        if end < 0:
+            return
+        inner = line[pos + 2 : end]
+        in_code = next((stop for start, stop in code if start <= pos < stop), None)
+        if in_code is not None:
+            pos = line.find("[[", in_code)
+            continue
+        ref = None if "[[" in inner or _escaped(line, pos) else split_link_ref(inner)
+        if ref is None:
+            pos = line.find("[[", pos + 1)
+            continue
+        embed = pos > 0 and line[pos - 1] == "!" and not _escaped(line, pos - 1)
+        reference = inner.replace("\\|", "|").partition("|")[0].strip()
+        yield WikilinkSpan(pos - 1 if embed else pos, end + 2, embed, ref, reference)
+        pos = line.find("[[", end + 2)
+
+
+def fence_roles(lines: Iterable[str]) -> Iterator[FenceRole | None]:
+    """Each line's part in a fenced code block: "open" and "close" for the fence lines, "code"
+    between them, None outside. A fence is a line of three or more backticks or tildes (at any
+    indentation: fences nest in list items); it closes on a line of the same character, at
+    least as long, with nothing else on it. An unclosed fence runs to the last line."""
+    fence: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        if fence is None:
+            m = _FENCE_OPEN_RE.match(stripped)
+            # a backtick fence's info string holds no backtick (```a`b` is inline code)
+            if m and not (m.group(1)[0] == "`" and "`" in stripped[m.end() :]):
+                fence = m.group(1)
+                yield "open"
+            else:
+                yield None
+        elif stripped.startswith(fence) and not stripped.strip(fence[0]):
+            fence = None
+            yield "close"
+        else:
+            yield "code"
+
+
+def is_heading_line(line: str) -> bool:
+    """Whether the line is an ATX heading (`# Title` .. `###### Title`)."""
+    return bool(_ATX_HEADING_RE.match(line))
+
+
+def paragraphs(
+    lines: Sequence[str], first: int = 1, last: int | None = None
+) -> Iterator[list[tuple[int, str]] | None]:
+    """The paragraphs of lines `first`..`last` (1-based) as lists of (line number, text with
+    its end trimmed); None stands for a heading between them. A fenced code block is one
+    paragraph, blank lines and all."""
+    stop = len(lines) if last is None else min(last, len(lines))
+    numbered = range(first, stop + 1)
+    current: list[tuple[int, str]] = []
+    for number, role in zip(numbered, fence_roles(lines[first - 1 : stop]), strict=True):
+        text = lines[number - 1].rstrip()
+        if role == "open":
+            if current:
+                yield current
+            current = [(number, text)]
+            continue
+        if role is not None:  # inside the fence, or closing it
+            current.append((number, text))
+            continue
+        heading = is_heading_line(text)
+        if text.strip() and not heading:
+            current.append((number, text))
+            continue
+        if current:
+            yield current
+            current = []
+        if heading:
+            yield None
+    if current:
+        yield current
+
+
+def opens_with_markup(line: str) -> bool:
+    """Whether a line starts a code fence, a comment (`%%`, `<!--`) or a block id line (`^id`):
+    markup, not prose."""
+    return line.lstrip().startswith(_MARKUP_START)
+
+
+def is_lone_embed(line: str) -> bool:
+    """Whether the line holds nothing but one embed (`![[image.png]]`, `![alt](image.png)`)."""
+    return bool(_LONE_EMBED_RE.match(line))
+
+
+def strip_block_id(text: str) -> str:
+    """`text` without a trailing block id (`… ^abc-1`), trimmed."""
+    m = _BLOCK_ID_RE.search(text)
+    return (text[: m.start()] if m else text).strip()
+
+
+def linked_name(value: str) -> str:
+    """The file a link or a bare name points at, without brackets, anchor or shown text:
+    `[[folder/Name#Heading|shown]]` -> `folder/Name`; `Name.md` -> `Name.md`."""
+    inner = value.strip().removeprefix("[[").removesuffix("]]")
+    ref = split_link_ref(inner)
+    return ref.target if ref is not None else ""
 
 
 # --------------------------------------------------------------------------- front matter

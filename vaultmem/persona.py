@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Literal
 from vaultmem import store
 from vaultmem.edits import create_file
 from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
-from vaultmem.parser import split_front_matter
+from vaultmem.parser import (
+    is_lone_embed,
+    linked_name,
+    opens_with_markup,
+    paragraphs,
+    split_front_matter,
+    strip_block_id,
+)
 from vaultmem.resolver import heading_key
 
 if TYPE_CHECKING:
@@ -50,10 +57,6 @@ _SECTION_TIER = {heading_key("Critical Context"): 0, heading_key("Active Project
 _OTHER_TIER = 2
 _MEMBER_TIER = 3  # only a `persona:` property, no link from the persona
 _SLUG_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,79}\Z")
-_BLOCK_ID_RE = re.compile(r"\s+\^[A-Za-z0-9-]+\s*\Z")
-_HEADING_RE = re.compile(r" {0,3}#{1,6}(\s|\Z)")
-_EMBED_ONLY_RE = re.compile(r"\s*(!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\))\s*\Z")
-_SKIP_START = ("```", "~~~", "%%", "<!--", "^")
 
 
 class PersonaExists(VaultmemError):
@@ -347,7 +350,7 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
     entity = _entity(fm, info.title)
     for f in store.fields_of(conn, [info.path])[info.path]:
         if f.source == "inline":  # in the body, said already
-            packer.seen_facts.add(_fact_key(entity, f.key, _strip_block_id(f.value)))
+            packer.seen_facts.add(_fact_key(entity, f.key, strip_block_id(f.value)))
 
     # (2) The persona's facts: properties that are not the persona's own bookkeeping.
     facts = _property_facts(fm, _PERSONA_OWN, entity)
@@ -411,8 +414,7 @@ def _names_persona(value: str, slug: str) -> bool:
 
 def _link_name(value: str) -> str:
     """`[[folder/Name#x|shown]]`, `Name.md` or `Name` -> "name"."""
-    name = value.strip().removeprefix("[[").removesuffix("]]").split("|")[0].split("#")[0]
-    return _title(name.strip()).casefold()
+    return _title(linked_name(value)).casefold()
 
 
 def _pack_working_set(vault: Vault, members: list[_Member], packer: _Packer) -> None:
@@ -475,7 +477,7 @@ def _excerpt(
         key, line = f.key, f.line
         if f.source != "inline" or not first <= line <= last or key.casefold() == "was":
             continue  # `was::` is history; task fields describe the task, not the note
-        value = _strip_block_id(f.value)
+        value = strip_block_id(f.value)
         fact = _fact_key(entity, key, value)
         if line in shown:
             own.add(fact)  # its line is in the opening: said already
@@ -490,46 +492,14 @@ def _excerpt(
     return heading, items
 
 
-def _paragraphs(lines: list[str], first: int, last: int) -> Iterator[list[tuple[int, str]] | None]:
-    """The paragraphs of lines first..last (1-based) as (number, text) lists; None: a heading.
-
-    A fenced code block is one paragraph, blank lines and all, so it is skipped as a whole.
-    """
-    current: list[tuple[int, str]] = []
-    fence: str | None = None
-    for number in range(first, min(last, len(lines)) + 1):
-        text = lines[number - 1].rstrip()
-        stripped = text.lstrip()
-        if fence is not None:
-            current.append((number, text))
-            if stripped.startswith(fence):
-                fence = None
-            continue
-        if stripped.startswith(("```", "~~~")):
-            if current:
-                yield current
-            current, fence = [(number, text)], stripped[:3]
-            continue
-        heading = bool(_HEADING_RE.match(text))
-        if stripped and not heading:
-            current.append((number, text))
-            continue
-        if current:
-            yield current
-            current = []
-        if heading:
-            yield None
-    if current:
-        yield current
-
-
 def _opening(
     lines: list[str], first: int, last: int, field_lines: set[int]
 ) -> list[tuple[int, str]]:
     """The first useful paragraph(s) of a note or section, within OPENING_MIN..OPENING_MAX."""
     out: list[tuple[int, str]] = []
     size = 0
-    for paragraph in _paragraphs(lines, first, last):
+    # a fenced code block is one paragraph, so it is skipped as a whole
+    for paragraph in paragraphs(lines, first, last):
         if paragraph is None:
             if out:
                 break  # the opening ends with its section
@@ -548,9 +518,9 @@ def _opening(
 
 def _useful(paragraph: list[tuple[int, str]], field_lines: set[int]) -> bool:
     """Not code, a comment, a lone embed or block id, or fields (those come as facts)."""
-    if paragraph[0][1].lstrip().startswith(_SKIP_START):
+    if opens_with_markup(paragraph[0][1]):
         return False
-    if all(_EMBED_ONLY_RE.match(t) for _, t in paragraph):
+    if all(is_lone_embed(t) for _, t in paragraph):
         return False
     return not all(n in field_lines for n, _ in paragraph)
 
@@ -588,10 +558,6 @@ def _entity(fm: dict[str, object], title: str) -> str:
 
 def _fact_key(entity: str, key: str, value: str) -> tuple[str, str, str]:
     return entity, key.casefold(), _norm(value).casefold()
-
-
-def _strip_block_id(value: str) -> str:
-    return _BLOCK_ID_RE.sub("", value).strip()
 
 
 def _title(path: str) -> str:

@@ -91,6 +91,20 @@ def test_wikilinks_become_links_outside_code() -> None:
     assert "[[not a link]]" in shown
 
 
+def test_wikilinks_in_inline_code_stay_as_written() -> None:
+    """As in Obsidian (and in the index): `[[Prototype]]` in backticks is code, not a link."""
+    shown = display_markdown("The `[[Prototype]]` slot; `[[1, 2], [3, 4]]`; see [[Object]].")
+    assert shown == "The `[[Prototype]]` slot; `[[1, 2], [3, 4]]`; see [Object](note:Object)."
+
+
+def test_chunks_never_cut_a_fence_nested_in_a_list() -> None:
+    code = "".join(f"    line {i}\n\n" for i in range(20))
+    text = "- item\n\n    ```js\n" + code + "    ```\n\nafter\n"
+    parts = chunks(text, 2, 2)
+    assert "".join(parts) == text
+    assert all(p.count("```") % 2 == 0 for p in parts)
+
+
 def test_catalogue_groups_children_under_parents() -> None:
     notes = (
         NoteSummary("a/x.md", "x", None, 1.0, ()),

@@ -6,21 +6,27 @@ clickable, while text inside code fences stays exactly as written.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote, unquote
 
-# A wikilink or embed: [[target#anchor|shown]] (no nested brackets). `\|` is the table form.
-_WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\\?\|([^\[\]\n]*))?\]\]")
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+from vaultmem.parser import WikilinkSpan, fence_roles, wikilinks_in
+
 LINK_SCHEME = "note:"  # hrefs of converted wikilinks; the note screen resolves them
 
 
-def _link(match: re.Match[str]) -> str:
-    bang, target, shown = match.group(1), match.group(2).strip(), match.group(3)
-    label = (shown or "").strip() or target.lstrip("#").replace("#", " › ")
+def _link(span: WikilinkSpan) -> str:
+    label = span.ref.display or span.reference.lstrip("#").replace("#", " › ")
     label = label.replace("[", "\\[").replace("]", "\\]")
-    href = LINK_SCHEME + quote(target, safe="/#^")
-    return f"{'📎 ' if bang else ''}[{label}]({href})"
+    href = LINK_SCHEME + quote(span.reference, safe="/#^")
+    return f"{'📎 ' if span.embed else ''}[{label}]({href})"
+
+
+def _with_links(line: str) -> str:
+    out: list[str] = []
+    at = 0
+    for span in wikilinks_in(line):
+        out += [line[at : span.start], _link(span)]
+        at = span.end
+    return "".join(out) + line[at:]
 
 
 def link_target(href: str) -> str | None:
@@ -33,16 +39,11 @@ def link_target(href: str) -> str | None:
 def display_markdown(text: str) -> str:
     """`text` (a note's body: the core says where its front matter ends) with wikilinks outside
     code turned into markdown links."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        m = _FENCE_RE.match(line)
-        if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
-            fence = m.group(1) if fence is None else None
-            out.append(line)
-            continue
-        out.append(line if fence is not None else _WIKILINK_RE.sub(_link, line))
-    return "\n".join(out)
+    lines = text.split("\n")
+    roles = fence_roles(lines)
+    return "\n".join(
+        line if role else _with_links(line) for line, role in zip(lines, roles, strict=True)
+    )
 
 
 def chunks(text: str, first: int, rest: int) -> list[str]:
@@ -54,14 +55,11 @@ def chunks(text: str, first: int, rest: int) -> list[str]:
     """
     out: list[str] = []
     current: list[str] = []
-    fence: str | None = None
     size = first
-    for line in text.splitlines(keepends=True):
-        m = _FENCE_RE.match(line)
-        if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
-            fence = m.group(1) if fence is None else None
+    lines = text.splitlines(keepends=True)
+    for line, role in zip(lines, fence_roles(lines), strict=True):
         current.append(line)
-        if fence is None and not line.strip() and len(current) >= size:
+        if role is None and not line.strip() and len(current) >= size:
             out.append("".join(current))
             current = []
             size = rest
