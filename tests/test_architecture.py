@@ -1,9 +1,12 @@
-"""The core and the CLI run headless: importing them never pulls in Textual."""
+"""The layering: the core runs headless, all SQL is in the store, front-ends write no files."""
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +15,10 @@ HEADLESS = [
     "vaultmem.resolver",
     "vaultmem.store",
     "vaultmem.indexer",
+    "vaultmem.index",
+    "vaultmem.notes",
+    "vaultmem.linkgraph",
+    "vaultmem.health",
     "vaultmem.vault",
     "vaultmem.vectors",
     "vaultmem.live",
@@ -55,10 +62,26 @@ def test_tui_package_import_stays_headless() -> None:
     assert result.stdout.strip() == "False"
 
 
+PACKAGE = Path(__file__).resolve().parents[1] / "vaultmem"
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The modules (and `module.name`s) an import statement names."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return []
+
+
 # Below the core API: the TUI presents what `Vault` (and the pure analysis modules) answer.
+# The parser is pure (text in, values out) and the one module that knows markdown syntax: the
+# TUI asks it about a line's syntax (wikilinks, fences) instead of carrying its own regexes,
+# but never parses notes itself (that is the index's work, read through the core).
 BELOW_THE_CORE = (
     "vaultmem.store",
-    "vaultmem.parser",
+    "vaultmem.parser.parse_note",
+    "vaultmem.parser.split_front_matter",
     "vaultmem.resolver",
     "vaultmem.scan",
     "vaultmem.embed",
@@ -70,21 +93,202 @@ BELOW_THE_CORE = (
 
 
 def test_tui_calls_only_the_core_api() -> None:
-    import ast
-    from pathlib import Path
+    found = [
+        f"{file.name}: {name}"
+        for file in sorted((PACKAGE / "tui").rglob("*.py"))
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
+        for name in _imported(node)
+        if any(name == b or name.startswith(b + ".") for b in BELOW_THE_CORE)
+    ]
+    assert found == []
 
-    tui = Path(__file__).resolve().parents[1] / "vaultmem" / "tui"
-    found = []
-    for file in sorted(tui.rglob("*.py")):
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            found += [
-                f"{file.name}: {name}"
-                for name in names
-                if any(name == b or name.startswith(b + ".") for b in BELOW_THE_CORE)
-            ]
+
+# --------------------------------------------------------------------------- SQL in the store
+
+STORE = PACKAGE / "store"
+SQL_RE = re.compile(
+    r"\b(SELECT\s.*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
+    r"|CREATE\s+(VIRTUAL\s+)?(TABLE|INDEX)|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA\s+\w+"
+    r"|BEGIN(\s+(IMMEDIATE|EXCLUSIVE|DEFERRED))?\s*;?\Z|ROLLBACK|COMMIT\s*;?\Z)\b",
+    re.DOTALL,
+)
+SQL_DRIVERS = ("sqlean", "sqlite3", "sqlite_vec")
+
+
+def sql_in(source: str) -> list[str]:
+    """What in one module's source runs or spells SQL: `.execute*()` calls, SQL string
+    literals (the parts of f-strings too), imports of an SQLite driver."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("execute", "executemany", "executescript"):
+                found.append((line, f".{node.func.attr}()"))
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and SQL_RE.search(node.value)
+        ):
+            found.append((line, f"SQL {node.value[:50]!r}"))
+        found += [(line, f"import {n}") for n in _imported(node) if n.split(".")[0] in SQL_DRIVERS]
+    return [f"line {n}: {what}" for n, what in sorted(found)]
+
+
+def test_the_sql_check_finds_sql() -> None:
+    source = (
+        "import sqlean\n"
+        "def f(conn, table):\n"
+        "    conn.execute('SELECT path FROM notes WHERE id = ?', (1,))\n"
+        "    sql = f'DELETE FROM {table} WHERE note_id = ?'\n"
+        "    conn.executemany(sql, [])\n"
+        "    return store.scalar(conn, 'PRAGMA quick_check')\n"
+    )
+    assert [p.split(":")[0] for p in sql_in(source)] == [
+        "line 1",  # the import
+        "line 3",  # .execute()
+        "line 3",  # its SQL
+        "line 4",  # the f-string's SQL
+        "line 5",  # .executemany()
+        "line 6",  # SQL handed to a helper
+    ]
+    prose = '"""Select a note from the list, then update it; a commit of the index."""\n'
+    assert sql_in(prose) == []
+
+
+def test_no_sql_outside_the_store() -> None:
+    """Every statement lives in `vaultmem/store/`, next to the table it reads or writes."""
+    modules = [f for f in sorted(PACKAGE.rglob("*.py")) if STORE not in f.parents]
+    assert len(modules) > 40
+    found = [
+        f"{file.relative_to(PACKAGE)}: {problem}"
+        for file in modules
+        for problem in sql_in(file.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+# --------------------------------------------------------------------------- writes in the core
+
+# Calls that change the file system. `.replace(x)` with one argument is Path.replace (str's
+# takes two); `open` in any mode but reading is a write.
+WRITING_METHODS = frozenset(
+    {
+        "write_text",
+        "write_bytes",
+        "unlink",
+        "rmdir",
+        "mkdir",
+        "touch",
+        "rename",
+        "symlink_to",
+        "hardlink_to",
+        "chmod",
+        "lchmod",
+    }
+)
+WRITING_OS = frozenset(
+    {
+        "replace",
+        "rename",
+        "renames",
+        "remove",
+        "unlink",
+        "rmdir",
+        "removedirs",
+        "mkdir",
+        "makedirs",
+        "symlink",
+        "link",
+        "chmod",
+        "chown",
+        "truncate",
+        "open",
+        "write",
+        "mkfifo",
+    }
+)
+WRITING_MODULES = ("shutil", "tempfile")
+
+
+def _writing_mode(call: ast.Call, position: int) -> bool:
+    """Whether an open() call's mode (argument `position`, or `mode=`) may write."""
+    mode: ast.expr | None = call.args[position] if len(call.args) > position else None
+    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
+    if mode is None:
+        return False  # "r"
+    if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
+        return any(c in mode.value for c in "wax+")
+    return True  # a mode computed at run time cannot be shown to only read
+
+
+def file_writes(source: str) -> list[str]:
+    """The places in one module's source that write, move or delete files or folders."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        line = getattr(node, "lineno", 0)
+        for name in _imported(node):
+            module, _, attr = name.partition(".")
+            if module in WRITING_MODULES or (module == "os" and attr in WRITING_OS):
+                found.append((line, f"import {name}"))
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open" and _writing_mode(node, 1):
+            found.append((line, "open() to write"))
+        if not isinstance(func, ast.Attribute):
+            continue
+        owner = func.value.id if isinstance(func.value, ast.Name) else None
+        if owner in WRITING_MODULES or (owner == "os" and func.attr in WRITING_OS):
+            found.append((line, f"{owner}.{func.attr}()"))
+        elif func.attr in WRITING_METHODS:
+            found.append((line, f".{func.attr}()"))
+        elif func.attr == "replace" and len(node.args) == 1 and not node.keywords:
+            found.append((line, "Path.replace()"))
+        elif func.attr == "open" and owner != "os" and _writing_mode(node, 0):
+            found.append((line, ".open() to write"))
+    return [f"line {n}: {what}" for n, what in sorted(found)]
+
+
+def test_the_write_check_finds_writes() -> None:
+    source = (
+        "import os, shutil\n"
+        "from pathlib import Path\n"
+        "def f(path: Path, mode: str) -> None:\n"
+        "    open(path, 'w').close()\n"
+        "    open(path, mode=mode)\n"
+        "    path.open('a')\n"
+        "    path.write_text('x')\n"
+        "    path.with_suffix('.tmp').replace(path)\n"
+        "    os.replace(path, path)\n"
+        "    shutil.move(path, path)\n"
+        "    path.unlink()\n"
+    )
+    assert [p.split(":")[0] for p in file_writes(source)] == [
+        f"line {n}" for n in (1, 4, 5, 6, 7, 8, 9, 10, 11)
+    ]
+    reads = (
+        "def f(p):\n"
+        "    open(p).read(); open(p, 'rb'); p.open(); p.read_text(); p.stat()\n"
+        "    return 'a-b'.replace('-', '_')\n"
+    )
+    assert file_writes(reads) == []
+
+
+FRONT_ENDS = [
+    *PACKAGE.glob("cli*.py"),
+    *(PACKAGE / "cli").rglob("*.py"),
+    *(PACKAGE / "tui").rglob("*.py"),
+    *(PACKAGE / "server").rglob("*.py"),
+]
+
+
+def test_front_ends_write_files_only_through_the_core() -> None:
+    """The CLI, the TUI and the MCP server present; the core writes (atomically, refusing a
+    note changed since it was read, re-indexing what it touched)."""
+    assert len(FRONT_ENDS) > 20
+    found = [
+        f"{file.relative_to(PACKAGE)}: {problem}"
+        for file in sorted(FRONT_ENDS)
+        for problem in file_writes(file.read_text(encoding="utf-8"))
+    ]
     assert found == []
