@@ -67,7 +67,7 @@ def child(vault_root: str, index: str) -> None:
     bare.add_edges_from((s, d or "wanted:" + k) for s, d, k, *_ in rows.links)
     out["baseline_build_s"] = time.perf_counter() - t + out["floor_rows_s"]
 
-    vault.links.forget()
+    vault.linkgraph.forget()
     t = time.perf_counter()
     G = vault.graph()
     out["build_s"] = time.perf_counter() - t
@@ -96,7 +96,7 @@ def child(vault_root: str, index: str) -> None:
     t = time.perf_counter()
     report = gaps_report(vault)
     out["gaps_cached_graph_s"] = time.perf_counter() - t
-    vault.links.forget()
+    vault.linkgraph.forget()
     t = time.perf_counter()
     report = gaps_report(vault)
     out["gaps_cold_s"] = time.perf_counter() - t

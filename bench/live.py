@@ -77,13 +77,13 @@ def main() -> None:
     rss_before = rss_mb()
     load_s = []
     for _ in range(args.passes):
-        warm._matrix = None
+        warm.index.drop_matrix()
         started = time.perf_counter()
         warm.warm(background=False)
         load_s.append(time.perf_counter() - started)
     matrix_mb = rss_mb() - rss_before
-    assert warm._matrix is not None
-    vectors = len(warm._matrix)
+    assert warm.index.matrix is not None
+    vectors = len(warm.index.matrix)
 
     timings: dict[str, list[float]] = {"sqlite_vec": [], "matrix": []}
     same_top = 0
@@ -119,10 +119,10 @@ def main() -> None:
             edit_s.append(time.perf_counter() - t0)
             assert hits and hits[0].path == note.relative_to(root).as_posix(), hits
             t = time.perf_counter()
-            matrix = warm._matrix
-            warm._refresh_matrix()  # already current: the cost of checking
+            matrix = warm.index.matrix
+            warm.index._refresh_matrix()  # already current: the cost of checking
             refresh_ms.append((time.perf_counter() - t) * 1000)
-            assert warm._matrix is matrix
+            assert warm.index.matrix is matrix
         c0 = cpu_seconds()
         time.sleep(args.idle)
         idle_cpu = cpu_seconds() - c0

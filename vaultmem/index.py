@@ -122,6 +122,11 @@ class Index:
         thread.start()
         return thread
 
+    def drop_matrix(self) -> None:
+        """Forget the vectors in memory (search falls back to sqlite-vec until `warm`)."""
+        with self._matrix_lock:
+            self._matrix = None
+
     def current_matrix(self) -> VectorMatrix | None:
         """The vectors in memory, caught up with the index first when it changed since (a
         reindex, maybe by another process): only the changed sections are read, and the

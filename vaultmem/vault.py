@@ -121,7 +121,7 @@ class Vault:
         # the services, each holding its own caches
         self.index = Index(root, self.index_path, self.config)
         self.notes = Notes(root, self.index)
-        self.links = LinkGraph(self.index, self.notes)
+        self.linkgraph = LinkGraph(self.index, self.notes)
 
     # ---- lifecycle
 
@@ -243,15 +243,15 @@ class Vault:
 
     def graph(self) -> nx.DiGraph:
         """The link graph of the current index, built once per index generation."""
-        return self.links.graph()
+        return self.linkgraph.graph()
 
     def node(self, ref: str) -> str:
         """A graph node id from a note's path, title or alias, or a wanted note's name."""
-        return self.links.node(ref)
+        return self.linkgraph.node(ref)
 
     def clusters(self, min_size: int = 3) -> list[link_graph.Cluster]:
         """Louvain communities (fixed seed), computed once per index generation and cached."""
-        return self.links.clusters(min_size)
+        return self.linkgraph.clusters(min_size)
 
     def gaps(self, now: dt.datetime | None = None) -> GapsReport:
         """Every knowledge-gap class: orphans, dead ends, wanted notes, fragile links, ..."""
