@@ -84,6 +84,12 @@ def test_a_note_row_has_its_json_columns_decoded(make_vault: MakeVault) -> None:
     assert store.property_values(conn, "role") == [PropertyValue(path, "lead")]
 
 
+def test_a_property_value_lists_its_items() -> None:
+    assert PropertyValue("p.md", '["a", "[[b]]"]').items == ["a", "[[b]]"]  # a list, as JSON
+    assert PropertyValue("p.md", "[[b]]").items == ["[[b]]"]  # a link, as written
+    assert PropertyValue("p.md", "plain").items == ["plain"]
+
+
 def test_note_facts_decode_front_matter_on_first_use(make_vault: MakeVault) -> None:
     conn = indexed(make_vault).conn
     facts = store.note_facts(conn, ["people/Maya Chen.md", "Heat pump.md"])

@@ -393,7 +393,7 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
         else:
             m.whole = True
     for prop in store.property_values(conn, "persona"):
-        if prop.path != info.path and _names_persona(prop.value, info.slug):
+        if prop.path != info.path and _names_persona(prop.items, info.slug):
             m = members.setdefault(prop.path, _Member(prop.path))
             m.links += 1  # opting in counts like one more link from the persona
     unlinked = [m.path for m in members.values() if m.tier == _MEMBER_TIER]
@@ -402,13 +402,8 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
     return sorted(members.values(), key=_Member.rank)
 
 
-def _names_persona(value: str, slug: str) -> bool:
-    """Whether a `persona:` property value (a string, a link or a JSON list) names `slug`."""
-    try:
-        parsed = json.loads(value) if value.startswith("[") else value
-    except json.JSONDecodeError:
-        parsed = value
-    names = parsed if isinstance(parsed, list) else [parsed]
+def _names_persona(names: list[object], slug: str) -> bool:
+    """Whether a `persona:` property (names or links, one or a list) names `slug`."""
     return any(isinstance(name, str) and _link_name(name) == slug.casefold() for name in names)
 
 

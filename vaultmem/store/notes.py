@@ -121,6 +121,17 @@ class PropertyValue:
     path: str
     value: str  # a string as written, anything else as JSON
 
+    @property
+    def items(self) -> list[object]:
+        """The value as a list: a list property's items, else the one value."""
+        if self.value.startswith("["):
+            try:
+                decoded = json.loads(self.value)
+            except json.JSONDecodeError:  # a string that starts with "[", e.g. a "[[link]]"
+                return [self.value]
+            return decoded if isinstance(decoded, list) else [decoded]
+        return [self.value]
+
 
 @dataclass(frozen=True)
 class DecayingNote:
