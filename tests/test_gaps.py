@@ -96,6 +96,20 @@ def test_alias_fix_rewrites_only_the_link(make_vault: MakeVault) -> None:
     assert {link.dst_path for link in vault.show("log").links} == {"people/Robert Smith.md"}
 
 
+def test_alias_fix_skips_code_and_escapes_on_the_same_line(make_vault: MakeVault) -> None:
+    """The rewrite finds links as the parser does: not in inline code, not escaped."""
+    vault = make_vault(
+        {
+            "log.md": "`[[Bob]]` and \\[[Bob]] are text; [[bob]] is a link.\n",
+            "people/Robert Smith.md": "---\naliases: [Bob]\n---\n",
+        }
+    )
+    vault.reindex()
+    assert apply_alias_fixes(vault, plan_alias_fixes(vault)) == 1
+    text = (vault.root / "log.md").read_text(encoding="utf-8")
+    assert text == "`[[Bob]]` and \\[[Bob]] are text; [[Robert Smith|bob]] is a link.\n"
+
+
 def test_alias_fix_refuses_a_file_changed_since_indexing(make_vault: MakeVault) -> None:
     vault = make_vault({"log.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"})
     vault.reindex()

@@ -235,7 +235,9 @@ def plan_alias_fixes(vault: Vault) -> list[FileFix]:
 def _rewrite(line: str, problem: LinkProblem) -> str:
     """Replace the written alias link on `line` (however it was spaced) with the fix."""
     assert problem.fix is not None
-    wanted = next(wikilinks_in(problem.written))  # the link as the index recorded it
+    wanted = next(wikilinks_in(problem.written), None)  # the link as the index recorded it
+    if wanted is None or (wanted.start, wanted.end) != (0, len(problem.written)):
+        return line  # not one whole wikilink (a markdown link, say): left as it is
     for span in wikilinks_in(line):
         if span.embed == wanted.embed and _same_ref(span.ref, wanted.ref):
             return line[: span.start] + problem.fix + line[span.end :]
