@@ -235,6 +235,12 @@ def read_note(path: Path, real_root: str | None = None, max_bytes: int | None = 
         data = _read_all(fd, max_bytes)
     finally:
         os.close(fd)
+    return decode_note(data)
+
+
+def decode_note(data: bytes) -> NoteText:
+    """A note's bytes as text: UTF-8, UTF-16 with a BOM, else Windows-1252 with a warning;
+    refuses binary files (NUL bytes near the start)."""
     digest = content_digest(data)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return NoteText(data.decode("utf-16", errors="replace"), digest, "UTF-16 file read")
