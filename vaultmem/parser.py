@@ -221,12 +221,15 @@ class _Normaliser:
         self.values += 1
         if self.values > self.limits.yaml_values:
             raise _TooMuch(
-                f"go past {self.limits.yaml_values:,} values with YAML aliases expanded"
+                f"more than {self.limits.yaml_values:,} values with YAML aliases expanded"
                 f" (limits.yaml_values {_LIMITS_HINT})"
             )
         if isinstance(value, str):
             return self.text(value)
-        if value is None or isinstance(value, bool | int | float):
+        if isinstance(value, int) and not isinstance(value, bool):
+            self.count_chars(value.bit_length() // 3)  # about its digits, never fewer
+            return value
+        if value is None or isinstance(value, bool | float):
             return value
         if isinstance(value, dt.datetime | dt.date | dt.time):
             return value.isoformat()
@@ -234,11 +237,11 @@ class _Normaliser:
             return self.text(str(value))
         if depth >= self.limits.yaml_depth:
             raise _TooMuch(
-                f"nest deeper than {self.limits.yaml_depth} levels"
+                f"nested deeper than {self.limits.yaml_depth} levels"
                 f" (limits.yaml_depth {_LIMITS_HINT})"
             )
         if id(value) in self._open:
-            raise _TooMuch("contain themselves (a recursive YAML alias)")
+            raise _TooMuch("a recursive YAML alias (a value that contains itself)")
         self._open.add(id(value))
         try:
             if isinstance(value, dict):
@@ -248,13 +251,16 @@ class _Normaliser:
         finally:
             self._open.discard(id(value))
 
-    def text(self, text: str) -> str:
-        self.chars += len(text)
+    def count_chars(self, chars: int) -> None:
+        self.chars += chars
         if self.chars > self.limits.front_matter_chars:
             raise _TooMuch(
-                f"go past {self.limits.front_matter_kb:g} KB of text with YAML aliases expanded"
-                f" (limits.front_matter_kb {_LIMITS_HINT})"
+                f"more than {self.limits.front_matter_kb:g} KB of text with YAML aliases"
+                f" expanded (limits.front_matter_kb {_LIMITS_HINT})"
             )
+
+    def text(self, text: str) -> str:
+        self.count_chars(len(text))
         if not text.isascii() and _SURROGATES_RE.search(text):
             # a lone surrogate (escaped in YAML) cannot be stored as UTF-8
             return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
@@ -285,7 +291,8 @@ def _properties(
         names = ", ".join(f"'{k}'" for k in keys[:5])
         if len(keys) > 5:
             names += f" and {len(keys) - 5:,} more"
-        warnings.append(f"front matter properties {names} {why}; left out")
+        noun = "property" if len(keys) == 1 else "properties"
+        warnings.append(f"front matter {noun} {names} left out: {why}")
     return kept, warnings
 
 
@@ -813,8 +820,10 @@ def parse_note(text: str, path: str, limits: FrontMatterLimits = DEFAULT_LIMITS)
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
-        text = text.replace("\x00", "")
-        warnings.append("NUL bytes removed")
+        # replaced, not dropped: a last line of NULs alone would vanish and the note's lines
+        # would no longer be the file's
+        text = text.replace("\x00", "\ufffd")
+        warnings.append("NUL bytes replaced by U+FFFD")
     all_lines = text.split("\n")
     if all_lines and all_lines[-1] == "":
         all_lines.pop()
@@ -879,7 +888,7 @@ def plain_note(text: str, path: str, warning: str) -> ParsedNote:
     What a note becomes when `parse_note` fails on it, so that one note the parser cannot
     handle is still found by search and reported by `doctor` instead of stopping a reindex."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.replace("\x00", "").split("\n")
+    lines = text.replace("\x00", "\ufffd").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return ParsedNote(
