@@ -455,7 +455,7 @@ class _Loaded:
 
 @dataclass(frozen=True)
 class _Reading:
-    """How notes are read in this run (sent to each worker process once per task)."""
+    """How notes are read in this run (pickled with each batch of notes sent to a worker)."""
 
     root: str
     real_root: str  # the vault's real path: no note is read from outside it
