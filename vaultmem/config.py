@@ -31,6 +31,7 @@ max_file_mb = 10
 
 # Bounds on the work one note's front matter can cause. A note over a bound is still indexed,
 # with a warning that `vaultmem doctor` lists, instead of slowing or stopping the reindex.
+# A changed limit applies to notes as they change; `vaultmem reindex --full` applies it to all.
 [limits]
 front_matter_kb = 256  # larger front matter is indexed as text, not read as YAML
 properties = 1000  # front matter properties kept per note
