@@ -2,15 +2,18 @@
 
     .venv/bin/python bench/hostile.py [--runs 5] [--base main] [--datasets kepano,mdn]
                                       [--timeout 200] [--skip-notes] [--skip-reindex]
+                                      [--read-runs 15] [--results hostile.json]
 
 1. Hostile notes: a vault holding one note (20,000 front matter properties; a 500-byte
    "billion laughs"; 4,000 properties), reindexed cold in a child process with the base code
    and with this code; a child still running after --timeout seconds is killed and reported
    as "> timeout".
-2. Cold reindex of kepano and MDN (text index, no vectors), base and this code alternating
-   back to back in fresh child processes, so both see the same machine load; the load average
-   is recorded before every run. Reading every note through lstat + open(O_NOFOLLOW) + fstat +
-   the opened file's location must not slow this noticeably.
+2. Reading every note of kepano and MDN (read_note alone), base and this code alternating,
+   --read-runs rounds each.
+3. Cold reindex of kepano and MDN (text index, no vectors), then a no-op one, base and this
+   code alternating back to back in fresh child processes, so both see the same machine load;
+   the load average is recorded before every run. Reading every note through lstat +
+   open(O_NOFOLLOW) + fstat + the opened file's location must not slow this noticeably.
 
 Both codes are frozen copies (the base from `git archive`), first on PYTHONPATH. Writes
 bench/results/hostile.json and prints markdown tables.
@@ -40,6 +43,7 @@ from _common import (
     code_state,
     ensure_mdn,
     machine_info,
+    md_files,
     median,
     require,
     write_json,
@@ -139,20 +143,70 @@ def cold_reindexes(codes: dict[str, Path], datasets: list[str], runs: int, work:
                 load = os.getloadavg()[0]
                 result = reindex(code, root, index, timeout=3600)
                 assert result is not None and result["exit"] == 0, result
+                noop = reindex(code, root, index, timeout=3600)  # nothing changed: the scan
+                assert noop is not None and noop["exit"] == 0 and noop["changed"] == 0, noop
                 result["load_1min"] = load
+                result["noop_s"] = noop["seconds"]
                 samples[label].append(result)
-                print(f"[{name} run {run}/{runs}] {label}: {result['seconds']:.3f} s "
-                      f"({result['notes']} notes, load {load:.1f})", file=sys.stderr, flush=True)
+                print(f"[{name} run {run}/{runs}] {label}: {result['seconds']:.3f} s, no-op "
+                      f"{noop['seconds']:.3f} s ({result['notes']} notes, load {load:.1f})",
+                      file=sys.stderr, flush=True)
         out[name] = {
             label: {
                 "median_s": median([r["seconds"] for r in rs]),
                 "runs_s": [round(r["seconds"], 3) for r in rs],
+                "noop_median_s": median([r["noop_s"] for r in rs]),
+                "noop_runs_s": [round(r["noop_s"], 3) for r in rs],
                 "notes": rs[0]["notes"],
                 "skipped": rs[0]["skipped"],
                 "load_1min": [round(r["load_1min"], 1) for r in rs],
             }
             for label, rs in samples.items()
         }
+    return out
+
+
+READER = """
+import inspect, json, os, sys, time
+from pathlib import Path
+from vaultmem.scan import read_note
+root = sys.argv[1]
+rels = json.loads(Path(sys.argv[2]).read_text())
+real = os.path.realpath(root)
+safe = "real_root" in inspect.signature(read_note).parameters  # this code; the base lacks it
+started = time.perf_counter()
+if safe:  # each called the way its own indexer calls it
+    for rel in rels:
+        read_note(os.path.join(root, rel), real, 10 << 20)
+else:
+    for rel in rels:
+        read_note(Path(root) / rel)
+print(json.dumps({"seconds": time.perf_counter() - started, "safe": safe}))
+"""
+
+
+def reads(codes: dict[str, Path], datasets: list[str], runs: int, work: Path) -> dict:
+    """Only the reading of every note (read_note), base and this code alternating: the cost
+    of lstat + open(O_NOFOLLOW | O_NONBLOCK) + fstat + the opened file's location, apart
+    from parsing and SQLite, so that machine load blurs it less than a whole reindex."""
+    out: dict = {}
+    for name in datasets:
+        root = ensure_mdn(DEFAULT_MDN_DIR) if name == "mdn" else KEPANO_VAULT
+        listing = work / f"paths-{name}.json"
+        listing.write_text(json.dumps([os.path.relpath(p, root) for p in md_files(root)]))
+        samples: dict[str, list[float]] = {label: [] for label in codes}
+        for run in range(runs):
+            order = list(codes.items()) if run % 2 else list(reversed(codes.items()))
+            for label, code in order:
+                env = {**os.environ, "PYTHONPATH": str(code)}
+                done = subprocess.run([PYTHON, "-c", READER, str(root), str(listing)], env=env,
+                                      capture_output=True, text=True, check=True, cwd=code)
+                samples[label].append(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+        out[name] = {label: {"median_s": median(v), "runs_s": [round(x, 4) for x in v]}
+                     for label, v in samples.items()}
+        print(f"[reads {name}] " + ", ".join(f"{k} {v['median_s']:.3f} s"
+                                             for k, v in out[name].items()),
+              file=sys.stderr, flush=True)
     return out
 
 
@@ -164,6 +218,9 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=200.0)
     ap.add_argument("--skip-notes", action="store_true")
     ap.add_argument("--skip-reindex", action="store_true")
+    ap.add_argument("--results", default="hostile.json", help="file name under bench/results")
+    ap.add_argument("--read-runs", type=int, default=15,
+                    help="rounds of reading every note, per code (0 skips the step)")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hostile-", dir=WORK) as tmp:
@@ -178,23 +235,32 @@ def main() -> None:
         }
         if not args.skip_notes:
             result["notes"] = hostile_notes(codes, args.timeout, work)
+        datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+        if args.read_runs:
+            result["reads"] = reads(codes, datasets, args.read_runs, work)
         if not args.skip_reindex:
-            datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
             result["cold"] = cold_reindexes(codes, datasets, args.runs, work)
         result["load_at_end"] = os.getloadavg()
-    out = write_json("hostile.json", result)
+    out = write_json(args.results, result)
     if "notes" in result:
         print(f"\n| one hostile note, cold reindex | {args.base} | this code |\n|---|---:|---:|")
         for name, by in result["notes"].items():
             print(f"| {name} | {shown(by['base'], args.timeout)} | "
                   f"{shown(by['this'], args.timeout)} |")
+    if "reads" in result:
+        print(f"\n| read every note (median of {args.read_runs}) | {args.base} | this code |"
+              " change |\n|---|---:|---:|---:|")
+        for name, by in result["reads"].items():
+            base, this = by["base"]["median_s"], by["this"]["median_s"]
+            print(f"| {name} | {base:.3f} s | {this:.3f} s | {(this - base) / base:+.1%} |")
     if "cold" in result:
-        print(f"\n| cold reindex (median of {args.runs}) | {args.base} | this code | change |"
+        print(f"\n| reindex (median of {args.runs}) | {args.base} | this code | change |"
               "\n|---|---:|---:|---:|")
         for name, by in result["cold"].items():
-            base, this = by["base"]["median_s"], by["this"]["median_s"]
-            print(f"| {name} ({by['this']['notes']:,} notes) | {base:.3f} s | {this:.3f} s | "
-                  f"{(this - base) / base:+.1%} |")
+            for step, key in (("cold", "median_s"), ("no-op", "noop_median_s")):
+                base, this = by["base"][key], by["this"][key]
+                print(f"| {name} ({by['this']['notes']:,} notes), {step} | {base:.3f} s | "
+                      f"{this:.3f} s | {(this - base) / base:+.1%} |")
     print(f"\nload average at start {result['load_at_start'][0]:.1f}, "
           f"at end {result['load_at_end'][0]:.1f}; JSON: {out.relative_to(ROOT)}")
 

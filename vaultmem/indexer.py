@@ -466,7 +466,7 @@ class _Reading:
 def _load(how: _Reading, path: str, disk: str, old_hash: str | None) -> _Loaded:
     """Read and parse one note (runs in a worker process on big runs)."""
     try:
-        text = read_note(Path(how.root) / disk, how.real_root, how.max_bytes)
+        text = read_note(os.path.join(how.root, disk), how.real_root, how.max_bytes)
     except FileNotFoundError:
         return _Loaded("vanished")
     except Unreadable as exc:

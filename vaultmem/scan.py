@@ -220,7 +220,9 @@ class NoteText:
     warning: str | None
 
 
-def read_note(path: Path, real_root: str | None = None, max_bytes: int | None = None) -> NoteText:
+def read_note(
+    path: str | os.PathLike[str], real_root: str | None = None, max_bytes: int | None = None
+) -> NoteText:
     """Read a note's bytes and decode them, refusing binary files.
 
     Only a regular file is ever opened, without blocking (a FIFO put in its place would hang
@@ -230,9 +232,9 @@ def read_note(path: Path, real_root: str | None = None, max_bytes: int | None = 
     over `max_bytes` (it grew since the scan) is refused without reading it all.
     A name the index holds in another Unicode form than the disk (NFC against NFD) is found.
     """
-    fd = _open_regular(path, real_root)
+    fd, size = _open_regular(os.fspath(path), real_root)
     try:
-        data = _read_all(fd, max_bytes)
+        data = _read_all(fd, size, max_bytes)
     finally:
         os.close(fd)
     return decode_note(data)
@@ -259,9 +261,9 @@ def decode_note(data: bytes) -> NoteText:
 _OUTSIDE = "symlink to outside the vault: vaultmem reads only inside it"
 
 
-def _open_regular(path: Path, real_root: str | None) -> int:
-    """An open descriptor of the regular file at `path`; FileNotFoundError when it is gone."""
-    where = str(path)
+def _open_regular(where: str, real_root: str | None) -> tuple[int, int]:
+    """An open descriptor of the regular file at `where` and its size; FileNotFoundError when
+    it is gone."""
     try:
         st = os.lstat(where)
     except FileNotFoundError:
@@ -298,7 +300,7 @@ def _open_regular(path: Path, real_root: str | None) -> int:
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, opened.st_size
 
 
 def _opened_inside(fd: int, where: str, opened: os.stat_result, real_root: str) -> bool:
@@ -316,20 +318,28 @@ def _opened_inside(fd: int, where: str, opened: os.stat_result, real_root: str) 
     return _inside(real, real_root) and (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino)
 
 
-def _read_all(fd: int, max_bytes: int | None) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        try:
+def _read_all(fd: int, size: int, max_bytes: int | None) -> bytes:
+    """The file's bytes: one read when its size is as fstat said (a regular file reads short
+    only at its end), more when it grew meanwhile, refused once past `max_bytes`."""
+    if max_bytes is not None and size > max_bytes:
+        raise Unreadable(_too_large(size, max_bytes))
+    try:
+        data = os.read(fd, size + 1)
+        if len(data) <= size:
+            return data
+        chunks = [data]
+        total = len(data)
+        while True:
+            if max_bytes is not None and total > max_bytes:
+                raise Unreadable(_too_large(os.fstat(fd).st_size, max_bytes))
             chunk = os.read(fd, 1 << 20)
-        except OSError as exc:
-            raise Unreadable(f"cannot read: {exc.strerror or exc}") from exc
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if max_bytes is not None and size > max_bytes:
-            raise Unreadable(_too_large(os.fstat(fd).st_size, max_bytes))
-        chunks.append(chunk)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise Unreadable(f"cannot read: {exc.strerror or exc}") from exc
+    return b"".join(chunks)
 
 
 def _other_unicode_form(path: str) -> str | None:

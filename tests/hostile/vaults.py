@@ -528,6 +528,7 @@ FILE_TYPES: list[Case] = [
         _socket,
         indexed=("ok.md",),
         reported=(("socket.md", "socket"),),
+        needs=lambda: None if os.path.isdir("/proc/self/fd") else "binds through /proc (Linux)",
     ),
     Case(
         "device",
