@@ -10,6 +10,7 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Literal, NamedTuple
 
 from vaultmem.edits import digest as content_digest
@@ -120,19 +121,23 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
         except OSError as exc:
             skipped[prefix.rstrip("/") or "."] = f"cannot list folder: {exc.strerror or exc}"
             continue
-        renamed: dict[str, str] = {}
+        renamed: dict[str, str] | None = None  # worked out at the listing's first odd name
         left_out: dict[str, str] = {}
-        names = [e.name for e in entries]
-        if not all(n.isascii() for n in names):
-            renamed, left_out = _clashes(names, prefix)
         for entry in entries:
             name = entry.name
             if name[0] == ".":
                 continue
-            shown = renamed.get(name, name) if renamed else name
+            if name.isascii():
+                shown = name
+            else:
+                # An ASCII name is always kept in a clash, so working clashes out only now
+                # (for the whole listing) decides nothing already passed.
+                if renamed is None:
+                    renamed, left_out = _clashes([e.name for e in entries], prefix)
+                shown = renamed.get(name, name)
             rel = prefix + shown
             # the on-disk path, when it is not `rel`
-            disk = (disk_prefix or prefix) + name if disk_prefix or shown != name else None
+            disk = None if disk_prefix is None and shown is name else (disk_prefix or prefix) + name
             if exclude and excluded(rel, exclude):
                 continue
             if left_out and name in left_out:
@@ -163,7 +168,7 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
                 else:
                     skipped[rel] = f"cannot stat: {exc.strerror}"
                 continue
-            if not stat.S_ISREG(est.st_mode):
+            if not S_ISREG(est.st_mode):
                 skipped[rel] = f"{_file_type(est.st_mode)}, not a file: vaultmem reads only files"
                 continue
             if name[-3:].lower() == ".md":
