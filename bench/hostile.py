@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/hostile.py [--runs 5] [--base main] [--datasets kepano,mdn]
                                       [--timeout 200] [--skip-notes] [--skip-reindex]
-                                      [--read-runs 15] [--results hostile.json]
+                                      [--read-runs 15] [--noop-runs 12]
+                                      [--results hostile.json]
 
 1. Hostile notes: a vault holding one note (20,000 front matter properties; a 500-byte
    "billion laughs"; 4,000 properties), reindexed cold in a child process with the base code
@@ -10,7 +11,8 @@
    as "> timeout".
 2. Reading every note of kepano and MDN (read_note alone), base and this code alternating,
    --read-runs rounds each.
-3. Cold reindex of kepano and MDN (text index, no vectors), then a no-op one, base and this
+3. No-op reindexes of kepano and MDN over one shared index, alternating, --noop-runs each.
+4. Cold reindex of kepano and MDN (text index, no vectors), then a no-op one, base and this
    code alternating back to back in fresh child processes, so both see the same machine load;
    the load average is recorded before every run. Reading every note through lstat +
    open(O_NOFOLLOW) + fstat + the opened file's location must not slow this noticeably.
@@ -210,6 +212,33 @@ def reads(codes: dict[str, Path], datasets: list[str], runs: int, work: Path) ->
     return out
 
 
+def noops(codes: dict[str, Path], datasets: list[str], runs: int, work: Path) -> dict:
+    """No-op reindexes over one shared index (built once by this code; the schema is the
+    same), base and this code alternating: the cost of the scan's name checks on a vault
+    where nothing changed, with less noise than one no-op per cold run."""
+    out: dict = {}
+    for name in datasets:
+        root = ensure_mdn(DEFAULT_MDN_DIR) if name == "mdn" else KEPANO_VAULT
+        index = work / f"noop-{name}.db"
+        built = reindex(codes["this"], root, index, timeout=3600)
+        assert built is not None and built["exit"] == 0, built
+        samples: dict[str, list[float]] = {label: [] for label in codes}
+        for run in range(runs):
+            order = list(codes.items()) if run % 2 else list(reversed(codes.items()))
+            for label, code in order:
+                result = reindex(code, root, index, timeout=600)
+                assert result is not None and result["exit"] == 0, result
+                assert result["changed"] == 0, result
+                samples[label].append(result["seconds"])
+        out[name] = {label: {"median_s": median(v), "min_s": min(v),
+                             "runs_s": [round(x, 4) for x in v]}
+                     for label, v in samples.items()}
+        print(f"[no-op {name}] " + ", ".join(f"{k} {v['median_s']:.3f} s"
+                                             for k, v in out[name].items()),
+              file=sys.stderr, flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -219,6 +248,8 @@ def main() -> None:
     ap.add_argument("--skip-notes", action="store_true")
     ap.add_argument("--skip-reindex", action="store_true")
     ap.add_argument("--results", default="hostile.json", help="file name under bench/results")
+    ap.add_argument("--noop-runs", type=int, default=12,
+                    help="no-op reindexes over one shared index, per code (0 skips the step)")
     ap.add_argument("--read-runs", type=int, default=15,
                     help="rounds of reading every note, per code (0 skips the step)")
     args = ap.parse_args()
@@ -238,6 +269,8 @@ def main() -> None:
         datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
         if args.read_runs:
             result["reads"] = reads(codes, datasets, args.read_runs, work)
+        if args.noop_runs:
+            result["noop"] = noops(codes, datasets, args.noop_runs, work)
         if not args.skip_reindex:
             result["cold"] = cold_reindexes(codes, datasets, args.runs, work)
         result["load_at_end"] = os.getloadavg()
@@ -251,6 +284,12 @@ def main() -> None:
         print(f"\n| read every note (median of {args.read_runs}) | {args.base} | this code |"
               " change |\n|---|---:|---:|---:|")
         for name, by in result["reads"].items():
+            base, this = by["base"]["median_s"], by["this"]["median_s"]
+            print(f"| {name} | {base:.3f} s | {this:.3f} s | {(this - base) / base:+.1%} |")
+    if "noop" in result:
+        print(f"\n| no-op reindex, one shared index (median of {args.noop_runs}) | {args.base} |"
+              " this code | change |\n|---|---:|---:|---:|")
+        for name, by in result["noop"].items():
             base, this = by["base"]["median_s"], by["this"]["median_s"]
             print(f"| {name} | {base:.3f} s | {this:.3f} s | {(this - base) / base:+.1%} |")
     if "cold" in result:
