@@ -141,7 +141,9 @@ def only(case: Case) -> Case:
     return case
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize(
+    "case", CASES, ids=[c.name + (f"-defect{c.defect}" if c.defect else "") for c in CASES]
+)
 def test_each_hostile_case(
     case: Case, tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

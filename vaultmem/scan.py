@@ -99,8 +99,9 @@ def _clashes(names: list[str], prefix: str) -> tuple[dict[str, str], dict[str, s
         on_disk = ", ".join(repr(os.fsencode(n)) for n in group)
         for name in others:
             left_out[name] = (
-                f"{len(group)} names read as '{prefix}{shown}' once Unicode is normalised"
-                f" (on disk: {on_disk}); only {os.fsencode(keep)!r} is indexed: rename the others"
+                f"{len(group)} names on disk ({on_disk}) all read as '{prefix}{shown}' in the"
+                " index (Unicode NFC, bytes that are not UTF-8 as U+FFFD); only"
+                f" {os.fsencode(keep)!r} is indexed: rename the others"
             )
     return renamed, left_out
 
