@@ -15,6 +15,7 @@ Lines are split on "\\n" only: a form feed or U+2028 in a case is part of its li
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,11 +66,20 @@ def read_cases(path: Path) -> list[Case]:
     return cases
 
 
-def fixture_params(folder: str) -> list[object]:
-    """The cases of every `tests/fixtures/<folder>/*.txt`, as pytest params with readable ids."""
+def fixture_params(folder: str, known_bugs: Mapping[str, str] | None = None) -> list[object]:
+    """The cases of every `tests/fixtures/<folder>/*.txt`, as pytest params with readable ids.
+
+    `known_bugs` maps a case's title to why the code gets it wrong today: that case is a strict
+    xfail, so it fails loudly once the bug is fixed.
+    """
+    bugs = dict(known_bugs or {})
     params: list[object] = []
     for path in sorted((FIXTURES / folder).glob("*.txt")):
         for case in read_cases(path):
             case_id = f"{path.stem}:{case.line}:{case.title}"
-            params.append(pytest.param(case, id=case_id))
+            reason = bugs.pop(case.title, None)
+            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+            params.append(pytest.param(case, id=case_id, marks=marks))
+    if bugs:
+        raise ValueError(f"known bugs name no case in tests/fixtures/{folder}: {sorted(bugs)}")
     return params
