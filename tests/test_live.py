@@ -14,7 +14,7 @@ from vaultmem.live import Freshness
 from vaultmem.vault import Vault
 
 
-def _wait(event: threading.Event | None, condition: object = None, timeout: float = 10.0) -> None:
+def _wait(event: threading.Event | None, condition: object = None, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if event is not None and event.is_set():
