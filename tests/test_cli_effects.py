@@ -187,3 +187,23 @@ def test_semantic_search_exits_5_when_the_model_server_is_down(tmp_path: Path) -
     assert hybrid.returncode == 0 and hit_paths(hybrid.stdout) == {"a.md"}
     assert f"note: Ollama is not reachable at {server.url}" in hybrid.stderr
     assert hybrid.stderr.rstrip().endswith("; searched by keywords only")
+
+
+def test_search_tag_matches_nested_tags_under_it(tmp_path: Path) -> None:
+    """`#area/work` also counts as `#area` (docs/vault-contract.md, "Tags"), not as `#work`."""
+    root = tmp_path / "t"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "nested.md": "The quince plan #area/work\n",
+            "top.md": "The quince list #Area\n",
+            "other.md": "The quince jam #areas #work\n",
+        },
+    )
+    assert run("--vault", str(root), "reindex").returncode == 0
+    area = run("--vault", str(root), "search", "quince", "--tag", "area")
+    assert area.returncode == 0, area.stderr
+    assert hit_paths(area.stdout) == {"nested.md", "top.md"}
+    nested = run("--vault", str(root), "search", "quince", "--tag", "#area/work")
+    assert hit_paths(nested.stdout) == {"nested.md"}
