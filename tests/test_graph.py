@@ -196,6 +196,14 @@ def test_two_clusters_joined_by_a_bridge_edge() -> None:
     assert cycles(G) == [("a1", "a2", "a3"), ("b1", "b2", "b3")]  # a1>b1 only goes one way
 
 
+def test_articulation_points_come_most_pieces_first() -> None:
+    """z cuts its group into three pieces, a into two: z comes first although "a" < "z"."""
+    G = notes("b>a", "a>z", "z>p", "z>q")
+    assert fragile(G) == Fragile(
+        (("z", 3), ("a", 2)), (("a", "b"), ("a", "z"), ("p", "z"), ("q", "z"))
+    )
+
+
 def test_isolated_notes_and_islands() -> None:
     G = notes("a>b", "b>c", "c>a", "c>d", "p>q", "r>s", alone=["x", "y"])
     assert orphans(G) == ["x", "y"]
