@@ -13,7 +13,16 @@ import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault, write_files
 from vaultmem.edits import FileChanged
-from vaultmem.gaps import apply_alias_fixes, gaps_report, plan_alias_fixes
+from vaultmem.gaps import (
+    GAP_CLASSES,
+    GapRow,
+    apply_alias_fixes,
+    gap_class,
+    gap_counts,
+    gap_rows,
+    gaps_report,
+    plan_alias_fixes,
+)
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
@@ -45,6 +54,36 @@ def test_every_gap_class_shows_up_in_the_sample_vault(sample_vault: Vault) -> No
         s.source == "personal/recipes/Shakshuka.md" and "#recipe" in s.evidence
         for s in report.suggestions
     )
+
+
+def test_the_gap_classes_are_the_reports_fields_in_one_order(sample_vault: Vault) -> None:
+    report = gaps_report(sample_vault, now=NOW)
+    assert [g.key for g in GAP_CLASSES] == list(report.totals())
+    for gap in GAP_CLASSES:
+        assert gap_class(gap.key) is gap and gap.label and gap.description and gap.empty
+        rows = gap_rows(report, gap.key)
+        assert len(rows) == report.totals()[gap.key]
+        assert all(len(row.cells) == len(gap.columns) for row in rows), gap.key
+    counts = {c.gap.key: (c.count, c.percent) for c in gap_counts(report)}
+    assert counts["orphans"] == (1, 2.3) and counts["wanted"] == (4, None)
+    assert gap_rows(report, "wanted")[0] == GapRow(
+        (
+            "Load Forecasting",
+            "4 notes: daily/2026-11-29.md, work/Architecture Decisions.md, work/Q4 Roadmap.md …",
+        ),
+        "daily/2026-11-29.md",
+    )
+    assert GapRow(("Maya Chen.md", "2 pieces"), "Maya Chen.md") in gap_rows(
+        report, "articulation_points"
+    )
+    assert gap_rows(report, "isolated_clusters") == (
+        GapRow(
+            ("2 notes", "hobbies/Darkroom Chemistry.md, hobbies/Film Photography.md"),
+            "hobbies/Darkroom Chemistry.md",
+        ),
+    )
+    with pytest.raises(KeyError):
+        gap_class("nope")
 
 
 def test_decay_tiers_follow_the_clock(sample_vault: Vault) -> None:
