@@ -53,7 +53,7 @@ def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
         PersonaInfo(
             slug="health-coach",
             path="personas/health-coach.md",
-            title="health-coach",
+            title="Health coach",  # the note's `# Health coach`
             role="Running and nutrition coach for Maya",
             budget=4000,
             aliases=("Health coach", "coach"),
@@ -61,7 +61,7 @@ def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
         PersonaInfo(
             slug="work-assistant",
             path=WORK,
-            title="work-assistant",
+            title="Work assistant",
             role="Engineering assistant for Maya at Heatwise",
             budget=6000,
             aliases=("Work assistant", "heatwise-assistant"),
@@ -380,6 +380,23 @@ def test_budget_from_front_matter_and_default(make_vault: MakeVault) -> None:
     assert budgets == {"odd": DEFAULT_BUDGET, "plain": DEFAULT_BUDGET, "tester": 3000}
     assert load_persona(vault, "plain").budget == DEFAULT_BUDGET
     assert load_persona(vault, "plain").to_markdown() == "# Plain\n\n## Persona facts\n- role:: r\n"
+
+
+def test_a_persona_is_titled_by_its_first_heading_when_level_one(make_vault: MakeVault) -> None:
+    vault = _vault(
+        make_vault,
+        {
+            "personas/plain.md": "---\ntype: persona\n---\n# Plain Helper\n\n# Second\n",
+            "personas/nameless.md": "---\ntype: persona\n---\nNo heading first.\n# Late\n",
+            "personas/deep.md": "---\ntype: persona\n---\n## Only a subheading\n",
+        },
+    )
+    titles = {p.slug: p.title for p in list_personas(vault)}
+    assert {k: titles[k] for k in ("plain", "nameless", "deep")} == {
+        "plain": "Plain Helper",
+        "nameless": "Late",
+        "deep": "deep",
+    }
 
 
 def test_a_symlink_swapped_in_after_indexing_is_never_read(

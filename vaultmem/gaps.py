@@ -311,8 +311,7 @@ GAP_CLASSES: tuple[GapClass, ...] = (
     GapClass(
         "alias_fixable",
         "Alias links",
-        "links naming another note's alias, which Obsidian does not resolve "
-        "(`vaultmem gaps fix-aliases` rewrites them)",
+        "links naming another note's alias, which Obsidian does not resolve",
         ("where", "link", "fix"),
         False,
         "No alias-fixable links: nothing to fix.",
@@ -430,13 +429,11 @@ def gap_rows(report: GapsReport, key: GapKey) -> tuple[GapRow, ...]:
             for p in report.alias_fixable
         )
     if key == "articulation_points":
-        return tuple(GapRow((p, _plural(k, "piece")), p) for p, k in report.articulation_points)
+        return tuple(GapRow((p, str(k)), p) for p, k in report.articulation_points)
     if key == "bridges":
         return tuple(GapRow((f"{a} — {b}",), a) for a, b in report.bridges)
     if key == "isolated_clusters":
-        return tuple(
-            GapRow((_plural(len(c), "note"), ", ".join(c)), c[0]) for c in report.isolated_clusters
-        )
+        return tuple(GapRow((str(len(c)), ", ".join(c)), c[0]) for c in report.isolated_clusters)
     if key == "suggestions":
         return tuple(GapRow((s.source, s.target, s.evidence), s.source) for s in report.suggestions)
     if key == "expired":

@@ -99,9 +99,9 @@ async def test_each_tab_lists_the_sample_vaults_gaps(recording: RecordingApp) ->
             [f"{MEETING}:{line}", "[[Priya]]", "[[Priya Raman|Priya]]"]
         ]
         assert ["personal/recipes/Shakshuka.md"] in rows(screen, "weakly_linked")
-        assert ["Maya Chen.md", "2 pieces"] in rows(screen, "articulation_points")
+        assert ["Maya Chen.md", "2"] in rows(screen, "articulation_points")
         assert rows(screen, "isolated_clusters") == [
-            ["2 notes", "hobbies/Darkroom Chemistry.md, hobbies/Film Photography.md"]
+            ["2", "hobbies/Darkroom Chemistry.md, hobbies/Film Photography.md"]
         ]
         assert rows(screen, "expired") == [
             ["work/Scratch - tariff sync debugging.md", "session", "2026-11-27"]
