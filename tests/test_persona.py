@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault
+from vaultmem import dialect
 from vaultmem.config import Config, load_config
 from vaultmem.errors import ConfigError, NoteNotFound, UsageError, VaultmemError
 from vaultmem.persona import (
@@ -17,6 +18,7 @@ from vaultmem.persona import (
     PersonaContext,
     PersonaExists,
     PersonaInfo,
+    find_persona,
     list_personas,
     load_persona,
     new_persona,
@@ -207,24 +209,26 @@ def test_loading_is_byte_stable(sample_vault: Vault, tmp_path: Path) -> None:
     other.reindex(full=True)
     again = load_persona(other, "work-assistant")
     assert again.to_markdown() == first.to_markdown()
-    assert again.to_json() == first.to_json()
+    assert again == first
 
 
-def test_to_json(sample_vault: Vault) -> None:
-    data = load_persona(sample_vault, "work-assistant", budget=2500).to_json()
+def test_as_json(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant", budget=2500)
+    data = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), True)
     assert data["slug"] == "work-assistant" and data["budget"] == 2500 and data["used"] == 2486
     assert data["over_budget"] is False
     assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 1073}
-    assert data["left_out"] == WORK_SET[2:]
-    parts = data["parts"]
-    assert isinstance(parts, list)
-    assert parts[1] == {
+    assert [n["path"] for n in data["left_out"]] == WORK_SET[2:]
+    assert data["parts"][1] == {
         "kind": "facts",
-        "source": WORK,
+        "path": WORK,
+        "title": "Work assistant",
         "heading": None,
         "chars": 52,
         "text": "- role:: Engineering assistant for Maya at Heatwise\n",
     }
+    without = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), False)
+    assert [set(p) for p in without["parts"]] == [set(p) - {"text"} for p in data["parts"]]
 
 
 # --------------------------------------------------------------------------- errors

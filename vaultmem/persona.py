@@ -116,28 +116,6 @@ class PersonaContext:
         """What an agent pastes into its prompt."""
         return "".join(block for _, block in _rendered(self.parts))
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "slug": self.slug,
-            "path": self.path,
-            "role": self.role,
-            "budget": self.budget,
-            "used": self.used,
-            "over_budget": self.over_budget,
-            "usage": self.usage(),
-            "left_out": list(self.left_out),
-            "parts": [
-                {
-                    "kind": p.kind,
-                    "source": p.source,
-                    "heading": p.heading,
-                    "chars": p.chars,
-                    "text": p.text,
-                }
-                for p in self.parts
-            ],
-        }
-
 
 def _part_block(part: ContextPart, first_of_kind: bool) -> str:
     """A part as it reads in the markdown, with the headings that frame it."""
