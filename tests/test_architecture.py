@@ -138,3 +138,14 @@ def test_only_the_server_package_imports_the_mcp_sdk() -> None:
         if name.split(".")[0] in ("mcp", "mcp_types")
     ]
     assert found == []
+
+
+def test_the_console_script_and_python_m_reach_the_cli_package() -> None:
+    from importlib.metadata import entry_points
+
+    import vaultmem.__main__
+    from vaultmem.cli import main
+
+    (script,) = entry_points(group="console_scripts", name="vaultmem")
+    assert script.value == "vaultmem.cli:main" and script.load() is main
+    assert vaultmem.__main__.main is main
