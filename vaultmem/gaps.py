@@ -385,6 +385,8 @@ class GapRow:
 
 @dataclass(frozen=True)
 class GapCount:
+    """How big one gap class is in a report."""
+
     gap: GapClass
     count: int
     percent: float | None  # of all notes, for classes whose rows are notes
