@@ -1,16 +1,25 @@
-"""The `vaultmem persona …` commands: list personas, load one's context, create one."""
+"""`vaultmem persona …`: list personas, load one's context for an agent, create one."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import click
 
-from vaultmem.cli import Ctx, emit_json
+from vaultmem import dialect
+from vaultmem.cli.context import Ctx, emit_json, json_option, plural
 from vaultmem.errors import IndexBusy
-from vaultmem.persona import PersonaContext, list_personas, load_persona, new_persona
+from vaultmem.persona import (
+    PersonaContext,
+    find_persona,
+    list_personas,
+    load_persona,
+    new_persona,
+)
 
 _KIND_LABEL = {"persona": "persona note", "facts": "facts", "working_set": "working set"}
+
+
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(persona_group)
 
 
 @click.group("persona")
@@ -19,14 +28,14 @@ def persona_group() -> None:
 
 
 @persona_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print the personas as JSON.")
+@json_option("the personas")
 @click.pass_obj
 def list_cmd(obj: Ctx, as_json: bool) -> None:
     """The persona notes (`type: persona`) in the personas folder."""
     vault = obj.vault
     personas = list_personas(vault)
     if as_json:
-        emit_json([dataclasses.asdict(p) for p in personas])
+        emit_json(dialect.personas(personas))
         return
     if not personas:
         folder = vault.config.personas_folder or "the vault root"
@@ -56,16 +65,19 @@ def list_cmd(obj: Ctx, as_json: bool) -> None:
     show_default=True,
     help="markdown: the context on stdout, a usage summary on stderr; json: all of it.",
 )
+@json_option("all of it (the same as --format json)")
 @click.pass_obj
-def load_cmd(obj: Ctx, slug: str, budget: int | None, fmt: str) -> None:
+def load_cmd(obj: Ctx, slug: str, budget: int | None, fmt: str, as_json: bool) -> None:
     """Print a persona's context for an agent: the note, its facts, its working set.
 
     SLUG is the persona's file name (without .md) or one of its aliases. The same vault always
     gives the same bytes, so an agent's prompt cache keeps working.
     """
-    context = load_persona(obj.vault, slug, budget)
-    if fmt == "json":
-        emit_json(context.to_json())
+    vault = obj.vault
+    context = load_persona(vault, slug, budget)
+    if as_json or fmt == "json":
+        info = find_persona(vault, context.slug)
+        emit_json(dialect.persona_context(context, info, with_text=True))
         return
     click.echo(context.to_markdown(), nl=False)
     click.echo(usage_summary(context), err=True)
@@ -75,7 +87,7 @@ def usage_summary(context: PersonaContext) -> str:
     """`used of budget`, chars per kind, and what was left out, for a person reading stderr."""
     usage = context.usage()
     notes = sum(1 for p in context.parts if p.kind == "working_set")
-    counted = {"working_set": f" ({notes} note{'s' if notes != 1 else ''})"}
+    counted = {"working_set": f" ({plural(notes, 'note')})"}
     per_kind = ", ".join(
         f"{_KIND_LABEL[kind]} {chars:,}{counted.get(kind, '')}" for kind, chars in usage.items()
     )

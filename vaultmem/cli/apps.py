@@ -1,20 +1,35 @@
-"""The `vaultmem mcp` command: serve the vault to AI agents over MCP (stdio or streamable HTTP).
+"""`vaultmem tui` and `vaultmem mcp`: the long-running front-ends, imported only when they run.
 
-The server module (and the MCP SDK under it) is imported only when the command runs, so every
-other command starts without paying for it.
+Textual and the MCP SDK (with the web stack under it) load inside the commands, so every other
+command starts without paying for them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
-if TYPE_CHECKING:
-    from vaultmem.cli import Ctx
+from vaultmem.cli.context import Ctx
 
 DEFAULT_HOST = "127.0.0.1"  # the same as vaultmem.server's, kept here to avoid importing it
 DEFAULT_PORT = 48400
+
+
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(tui)
+    cli.add_command(mcp_cmd)
+
+
+@click.command()
+@click.pass_obj
+def tui(obj: Ctx) -> None:
+    """Open the terminal app: search as you type, notes with their links, browse.
+
+    `vaultmem` with no command does the same in a terminal. Keys: ctrl+p lists every action,
+    ? (or F1) shows the keys of the screen you are on.
+    """
+    from vaultmem import tui as tui_app
+
+    tui_app.run(obj.vault)
 
 
 @click.command("mcp")
