@@ -134,8 +134,8 @@ def test_graph_path_relation_and_directed_together_find_nothing(graph_vault: Pat
     )  # fmt: skip
     assert result.returncode == 1
     assert result.stdout == ""
-    assert "no path from A.md to E.md within 5 hops" in result.stderr
-    assert "they are connected" in result.stderr
+    assert "No path from A to E within 5 hops." in result.stderr
+    assert "They are linked, but not within 5 hops along those relations" in result.stderr
 
 
 # --- doctor and the exit codes
