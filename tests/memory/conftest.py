@@ -50,8 +50,9 @@ def read_vault(root: Path) -> VaultValues:
             continue
         created = note.frontmatter.get("created")
         day = dt.date.fromisoformat(str(created)) if created else None
-        facts += [NoteFact(path, note.title, f) for f in parse_facts(lines, note)
-                  if f.form != "property"]
+        facts += [
+            NoteFact(path, note.title, f) for f in parse_facts(lines, note) if f.form != "property"
+        ]
         loops += loops_in(path, lines, day)
     known = {n.names[0].casefold() for n in names}
     names += [EntityName("", (w,)) for w in sorted(wanted) if w.casefold() not in known]

@@ -30,6 +30,7 @@ from vaultmem.memory.lines import (
     child_indent,
     indent_of,
     parse_lines,
+    section_range,
     width,
 )
 from vaultmem.model import ParsedNote
@@ -428,7 +429,7 @@ def plan_set(
             raise Refused(f"line {line} holds no `{key}` fact")
     body = [s for s in spans if s.fact.form != "property"]
     if not spans:
-        return _add(lines, note, key, value, source)
+        return _add(lines, note, key, value, source, _spans(lines, note))
     if len(body) != len(spans):
         prop = next(s for s in spans if s.fact.form == "property")
         raise Refused(
@@ -445,13 +446,34 @@ def plan_set(
 
 
 def _add(
-    lines: Sequence[str], note: ParsedNote, key: str, value: str, source: str | None
+    lines: Sequence[str],
+    note: ParsedNote,
+    key: str,
+    value: str,
+    source: str | None,
+    spans: Sequence[_Span],
 ) -> FactChange:
+    """A new fact item: after the last top-level fact of the Facts section (and its history),
+    else at the end of that section, else in a new `## Facts` section at the end of the note."""
     block = new_block_id(key, block_ids(note))
     new = [f"- {key}:: {value} ^{block}"]
     if source:
         new.append(f"    - {SOURCE_KEY}:: {source}")
-    edit, at = append_to_section(lines, note, FACTS_HEADINGS, new, NEW_SECTION)
+    found = section_range(lines, note, FACTS_HEADINGS)
+    items = [
+        s
+        for s in spans
+        if found
+        and found[0] < s.index < found[1]
+        and s.fact.form != "property"
+        and not indent_of(lines[s.index])
+        and (s.fact.form != "inline" or LIST_ITEM_RE.match(lines[s.index]))
+    ]
+    if items:
+        at = max(s.children_end for s in items)
+        edit = LineEdit(at, at, tuple(new))
+    else:
+        edit, at = append_to_section(lines, note, FACTS_HEADINGS, new, NEW_SECTION)
     return FactChange("added", key, value, None, block, at + 1, (edit,))
 
 

@@ -72,6 +72,20 @@ def body_start(note: ParsedNote, lines: Sequence[str]) -> int:
     return 0
 
 
+def section_range(
+    lines: Sequence[str], note: ParsedNote, names: Sequence[str]
+) -> tuple[int, int] | None:
+    """(heading index, stop) of the first section titled one of `names` (0-based; `stop` is
+    its first subheading or the next heading), or None."""
+    wanted = {heading_key(n) for n in names}
+    ordered = sorted(note.headings, key=lambda h: h.line)
+    for i, h in enumerate(ordered):
+        if heading_key(h.text) in wanted:
+            stop = ordered[i + 1].line - 1 if i + 1 < len(ordered) else len(lines)
+            return h.line - 1, stop
+    return None
+
+
 def append_to_section(
     lines: Sequence[str],
     note: ParsedNote,
@@ -87,18 +101,15 @@ def append_to_section(
     grows at its end; after paragraph text a blank line separates them (a list right below a
     paragraph line would read as part of it in some renderers).
     """
-    wanted = {heading_key(n) for n in names}
-    ordered = sorted(note.headings, key=lambda h: h.line)
-    for i, h in enumerate(ordered):
-        if heading_key(h.text) not in wanted:
-            continue
-        stop = ordered[i + 1].line - 1 if i + 1 < len(ordered) else len(lines)  # 0-based stop
-        last = h.line - 1  # 0-based index of the heading
-        for n in range(h.line, stop):
+    found = section_range(lines, note, names)
+    if found is not None:
+        head, stop = found
+        last = head
+        for n in range(head + 1, stop):
             if lines[n].strip():
                 last = n
         at = last + 1
-        if last == h.line - 1 or LIST_ITEM_RE.match(lines[last]) or _in_list(lines, last):
+        if last == head or LIST_ITEM_RE.match(lines[last]) or _in_list(lines, last):
             return LineEdit(at, at, tuple(new_lines)), at
         return LineEdit(at, at, ("", *new_lines)), at + 1
     start = body_start(note, lines)

@@ -115,7 +115,9 @@ def recall(
         return _pack(None, (), {"hit": lines}, ORDER["next"], budget)
     focus = _focus(cont, loops, episodes, today, days)
     focus_names = _names_of(focus, names)
-    topic = topic_words(message)
+    # what the message asks beyond the names it uses: "that dashboard *bug*"
+    named = {w for m in cont.entities for w in topic_words(m.name)}
+    topic = [w for w in topic_words(message) if w not in named]
     since = today - dt.timedelta(days=days)
     window = _time_window(message, today)
 
