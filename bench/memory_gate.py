@@ -46,7 +46,7 @@ def load_names(path: Path) -> list[EntityName]:
 
 
 def evaluate(messages: list[dict], names: list[EntityName]) -> dict:
-    tp = fp = fn = tn = spared = 0
+    tp = fp = fn = tn = spared = spared_none = 0
     errors = []
     started = time.perf_counter()
     for m in messages:
@@ -58,6 +58,7 @@ def evaluate(messages: list[dict], names: list[EntityName]) -> dict:
         fn += actual and not predicted
         tn += not actual and not predicted
         spared += not d.search
+        spared_none += not d.search and not actual
         if predicted != actual:
             errors.append({"id": m["id"], "label": m["label"], "kind": m["kind"],
                            "text": m["text"][:160], "verdict": d.verdict,
@@ -74,6 +75,7 @@ def evaluate(messages: list[dict], names: list[EntityName]) -> dict:
         "tp": tp, "fp": fp, "fn": fn, "tn": tn,
         "spared": spared,
         "spared_share": round(spared / n, 4) if n else None,
+        "spared_of_none": spared_none,
         "ms_per_message": round(elapsed / n * 1000, 3) if n else None,
         "errors": errors,
     }
@@ -99,11 +101,13 @@ def main() -> None:
         print(json.dumps({k: {kk: vv for kk, vv in v.items() if kk != "errors"}
                           for k, v in results.items()}, indent=2))
     else:
-        print("| setting/split | messages | memory | none | precision | recall | spared |")
-        print("|---|---|---|---|---|---|---|")
+        print("| setting/split | messages | memory | none | precision | recall | spared |"
+              " spared no-memory |")
+        print("|---|---|---|---|---|---|---|---|")
         for key, r in results.items():
             print(f"| {key} | {r['messages']} | {r['memory']} | {r['none']} | {r['precision']} |"
-                  f" {r['recall']} | {r['spared']} ({r['spared_share']:.0%}) |")
+                  f" {r['recall']} | {r['spared']} ({r['spared_share']:.0%}) |"
+                  f" {r['spared_of_none']} of {r['none']} |")
     if args.errors:
         setting = "no-names" if args.no_names else "names"
         for split in (("dev", "heldout") if args.split == "all" else (args.split,)):

@@ -12,7 +12,7 @@ from vaultmem.memory.episodes import Episode
 from vaultmem.memory.facts import Fact, HistoryEntry
 from vaultmem.memory.loops import Loop, loop_id
 from vaultmem.memory.mentions import EntityMatch, EntityName, find, overlap, stem, words
-from vaultmem.memory.recall import NoteFact, RecallHit, recall
+from vaultmem.memory.recall import NoteFact, RecallHit, recall, timely
 
 NAMES = [
     EntityName("people/Maya Chen.md", ("Maya Chen", "Maya")),
@@ -283,3 +283,49 @@ def test_the_window_and_time_words_choose_episodes() -> None:
     assert [c.path for c in recent.lines if c.kind == "episode"] == [
         "episodes/2026-11-25 Planning.md"
     ]
+
+
+def _hit(path: str, day: str | None, episode: bool = True) -> RecallHit:
+    return RecallHit(path, path, "", 1, 0.0, dt.date.fromisoformat(day) if day else None, episode)
+
+
+def test_timely_drops_future_episodes_only() -> None:
+    hits = [
+        _hit("future.md", "2026-12-05"),
+        _hit("plan.md", "2026-12-05", episode=False),
+        _hit("past.md", "2026-11-01"),
+        _hit("undated.md", None),
+    ]
+    # a note planned for later stays (only episodes cannot lie ahead), without a recency boost
+    assert [h.path for h in timely(hits, "what did I do", NOW)] == [
+        "past.md",
+        "plan.md",
+        "undated.md",
+    ]
+
+
+def test_timely_prefers_recent_and_the_days_named() -> None:
+    hits = [
+        _hit("old.md", "2026-06-01"),
+        _hit("mid.md", "2026-11-16"),
+        _hit("new.md", "2026-11-29"),
+    ]
+    assert [h.path for h in timely(hits, "what is my current plan", NOW)] == [
+        "new.md",
+        "mid.md",
+        "old.md",
+    ]
+    assert [h.path for h in timely(hits, "what did I do two weeks ago?", NOW)] == [
+        "mid.md",
+        "new.md",
+        "old.md",
+    ]
+    far = [_hit(f"{n}.md", "2025-01-01") for n in range(12)] + [_hit("recent.md", "2026-11-30")]
+    assert timely(far, "anything", NOW)[0].path == "0.md"  # recency never beats a far better rank
+    assert timely(far[:3] + far[-1:], "anything", NOW)[0].path == "recent.md"
+
+
+def test_recall_without_a_continuation_orders_hits_in_time() -> None:
+    hits = [_hit("episodes/later.md", "2026-12-24"), _hit("episodes/before.md", "2026-11-20")]
+    result = recall("what did I cook two weeks ago?", NOW, hits=hits)
+    assert [c.path for c in result.lines] == ["episodes/before.md"]
