@@ -11,7 +11,15 @@ from vaultmem.memory.continuation import cue_of, detect
 from vaultmem.memory.episodes import Episode
 from vaultmem.memory.facts import Fact, HistoryEntry
 from vaultmem.memory.loops import Loop, loop_id
-from vaultmem.memory.mentions import EntityMatch, EntityName, find, overlap, stem, words
+from vaultmem.memory.mentions import (
+    EntityMatch,
+    EntityName,
+    NameIndex,
+    find,
+    overlap,
+    stem,
+    words,
+)
 from vaultmem.memory.recall import NoteFact, RecallHit, recall, timely
 
 NAMES = [
@@ -329,3 +337,15 @@ def test_recall_without_a_continuation_orders_hits_in_time() -> None:
     hits = [_hit("episodes/later.md", "2026-12-24"), _hit("episodes/before.md", "2026-11-20")]
     result = recall("what did I cook two weeks ago?", NOW, hits=hits)
     assert [c.path for c in result.lines] == ["episodes/before.md"]
+
+
+def test_a_name_index_is_built_once_and_reused() -> None:
+    index = NameIndex(iter(NAMES))  # any iterable, read once
+    assert index.size == 8
+    assert index.names_of("people/Maya Chen.md") == ("Maya Chen", "Maya")
+    assert index.names_of("nowhere.md") == ()
+    for _ in range(2):
+        assert [m.path for m in index.find("did Maya reply?")] == ["people/Maya Chen.md"]
+    assert find("did Maya reply?", iter(NAMES)) == index.find("did Maya reply?")
+    result = recall("what's next on the health dashboard?", NOW, names=index, loops=LOOPS)
+    assert result.entities == (DASH,)

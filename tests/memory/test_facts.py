@@ -432,3 +432,9 @@ def test_every_value_is_refused_or_reads_back_exactly() -> None:
         assert fact.value == value.strip(" \t"), (value, after)
         assert fact.history[0].value == "old value"
         assert current(parse_facts(after), "other")[0].value == "x"
+
+
+def test_filling_an_empty_value_leaves_no_empty_history() -> None:
+    note = ["- phone::", "- next:: x"]
+    after = apply(note, plan_set(note, "phone", "123", TODAY).edits)
+    assert after == [f"- phone:: 123 ^{new_block_id('phone', set())}", "- next:: x"]

@@ -13,7 +13,7 @@ from vaultmem.memory.gate import (
     hit_strength,
     parse_llm_answer,
 )
-from vaultmem.memory.mentions import EntityName
+from vaultmem.memory.mentions import EntityName, NameIndex
 
 NAMES = [
     EntityName("people/Maya Chen.md", ("Maya Chen", "Maya")),
@@ -150,3 +150,11 @@ def test_llm_answers_read(answer: str, verdict: str) -> None:
 )
 def test_llm_garbage_refused(answer: str) -> None:
     assert parse_llm_answer(answer) is None
+
+
+def test_names_may_be_a_one_shot_iterable_or_an_index() -> None:
+    once = classify("did Maya send the contract?", iter(NAMES))
+    assert once.verdict == "needs-memory" and [m.path for m in once.entities] == [
+        "people/Maya Chen.md"
+    ]
+    assert classify("did Maya send the contract?", NameIndex(NAMES)) == once

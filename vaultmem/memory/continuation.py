@@ -9,11 +9,10 @@ say what. A strong cue is enough on its own; a weak one (a work verb such as "up
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from vaultmem.memory.mentions import EntityMatch, EntityName, find, topic_words
+from vaultmem.memory.mentions import EntityMatch, Names, find, topic_words
 
 CueKind = Literal["next", "past", "state"]
 
@@ -101,7 +100,7 @@ def weak_cue(message: str) -> str | None:
     return m.group(0) if m else None
 
 
-def detect(message: str, names: Iterable[EntityName]) -> Continuation | None:
+def detect(message: str, names: Names) -> Continuation | None:
     """The continuation a message asks for, or None.
 
     Detected when a strong cue is there (with or without a known name), or when a weak cue

@@ -504,12 +504,15 @@ def _change(
             " again"
         )
     block = fact.block or new_block_id(fact.key, block_ids(note))
-    rewritten = old_line[: span.value_start] + value + old_line[span.value_end :]
+    before = old_line[: span.value_start]
+    if before.endswith("::"):
+        before += " "  # an empty value (`key::`) had no space after the colons
+    rewritten = before + value + old_line[span.value_end :]
     if fact.block is None:
         if fact.form == "inline":
             rewritten = rewritten.rstrip() + f" ^{block}"
         else:
-            rewritten = old_line[: span.value_start] + value + f" ^{block}"
+            rewritten = before + value + f" ^{block}"
     if fact.form == "line":
         # only a list item can hold a nested item: the line becomes one
         rewritten = f"{indent_of(old_line)}- {rewritten.lstrip(' ')}"
@@ -523,7 +526,8 @@ def _change(
         edits.append(LineEdit(span.source_index, span.source_index + 1, new_source))
     elif new_source:
         edits.append(LineEdit(span.index + 1, span.index + 1, new_source))
-    edits.append(LineEdit(span.history_at, span.history_at, (was,)))
+    if fact.value:  # an empty value (`key::`) leaves nothing to keep
+        edits.append(LineEdit(span.history_at, span.history_at, (was,)))
     after = span.children_end
     if (
         fact.form == "line"

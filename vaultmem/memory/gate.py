@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from vaultmem.memory.continuation import cue_of, weak_cue
 from vaultmem.memory.errors import Refused
-from vaultmem.memory.mentions import EntityMatch, EntityName, find, overlap, topic_words
+from vaultmem.memory.mentions import EntityMatch, Names, index_of, overlap, topic_words
 
 Verdict = Literal["needs-memory", "no-memory", "nothing-stored"]
 EXIT_CODES: dict[Verdict, int] = {"needs-memory": 0, "no-memory": 2, "nothing-stored": 3}
@@ -217,7 +216,7 @@ def _read(message: str) -> str:
 
 def classify(
     message: str,
-    names: Iterable[EntityName] = (),
+    names: Names = (),
     *,
     best_hit: float | None = None,
 ) -> GateDecision:
@@ -236,8 +235,9 @@ def classify(
     if _GREETING.match(request.strip()):
         return _decide("no-memory", False, -3.0, ("a greeting or thanks",), (), "")
 
-    matches = [m for m in find(stripped, names) if m.score == 1.0 and _specific(stripped, m.name)]
-    partial = [m for m in find(stripped, names) if 0.5 <= m.score < 1.0]
+    named = index_of(names).find(stripped)
+    matches = [m for m in named if m.score == 1.0 and _specific(stripped, m.name)]
+    partial = [m for m in named if 0.5 <= m.score < 1.0]
     cue = cue_of(stripped)
     weak = weak_cue(stripped)
 

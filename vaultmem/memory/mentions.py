@@ -8,12 +8,14 @@ the message writes it capitalised, so "go home" does not name the note `Home`.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 WORD_RE = re.compile(r"[^\W_]+(?:[.'’\-][^\W_]+)*", re.UNICODE)
+_PARTS_RE = re.compile(r"[\-.']")
 
 # Words that carry no topic: left out of partial name matches and of overlap scores.
 _STOPWORDS = """a about above after again ago all also am an and any are as at be been before being
@@ -56,16 +58,21 @@ class EntityMatch:
 
 
 def fold(text: str) -> str:
+    if text.isascii():  # the common case, and the hot path of building a NameIndex
+        return text.lower()
     return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
 
 
 def words(text: str) -> list[str]:
     """Lower-cased words, with possessives cut ("Maya's" -> "maya") and hyphen parts split."""
     out: list[str] = []
-    for m in WORD_RE.finditer(fold(text)):
-        w = m.group(0)
-        w = w[:-2] if w.endswith("'s") else w
-        out.extend(p for p in re.split(r"[\-.']", w) if p)
+    for w in WORD_RE.findall(fold(text)):
+        if w.endswith("'s"):
+            w = w[:-2]
+        if "-" in w or "." in w or "'" in w:
+            out.extend(p for p in _PARTS_RE.split(w) if p)
+        else:
+            out.append(w)
     return out
 
 
@@ -74,6 +81,7 @@ def topic_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude plural/-ing/-ed stem, enough to match "cards" with "card", "fixing" with "fix"."""
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
@@ -91,36 +99,86 @@ def overlap(query: str | Sequence[str], text: str) -> float:
     return len(q & t) / len(q)
 
 
-def find(message: str, entities: Iterable[EntityName]) -> list[EntityMatch]:
-    """The known notes a message names, best first (whole names before partial ones; a longer
-    whole name before a shorter one it contains)."""
-    msg_words = words(message)
-    msg_topic = {stem(w) for w in msg_words if w not in STOPWORDS}
-    capitalised = {fold(m.group(0)) for m in re.finditer(r"\b[A-Z][\w'’\-]*", message)}
-    joined = " " + " ".join(msg_words) + " "
-    best: dict[str, EntityMatch] = {}
-    for entity in entities:
-        key = entity.path or f"wanted:{entity.names[0] if entity.names else ''}"
-        for name in entity.names:
-            name_words = words(name)
-            if not name_words:
-                continue
-            found: EntityMatch | None = None
-            if " " + " ".join(name_words) + " " in joined:
-                if len(name_words) == 1 and not _distinct(name, name_words[0], capitalised):
+@dataclass(frozen=True)
+class _Entry:
+    key: str  # one per note (a wanted note: its name)
+    path: str
+    name: str
+    words: tuple[str, ...]
+    topic: tuple[str, ...]
+
+
+class NameIndex:
+    """A vault's note names indexed by word: build it once (per index generation) and look up
+    many messages; a lookup reads only the names sharing a word with the message."""
+
+    def __init__(self, entities: Iterable[EntityName]) -> None:
+        self._by_word: dict[str, list[_Entry]] = {}
+        self._names: dict[str, tuple[str, ...]] = {}
+        self.size = 0
+        for entity in entities:
+            key = entity.path or f"wanted:{entity.names[0] if entity.names else ''}"
+            if entity.path:
+                self._names[entity.path] = self._names.get(entity.path, ()) + entity.names
+            for name in entity.names:
+                found = words(name)
+                if not found:
                     continue
-                found = EntityMatch(entity.path, name, 1.0, tuple(name_words))
+                topic = tuple(w for w in found if w not in STOPWORDS)
+                entry = _Entry(key, entity.path, name, tuple(found), topic)
+                self.size += 1
+                for w in {stem(x) for x in topic} if topic else set(found):
+                    self._by_word.setdefault(w, []).append(entry)
+
+    def names_of(self, path: str) -> tuple[str, ...]:
+        """Every name a note goes by (title and aliases)."""
+        return self._names.get(path, ())
+
+    def find(self, message: str) -> list[EntityMatch]:
+        """The known notes a message names, best first (whole names before partial ones; a
+        longer whole name before a shorter one it contains)."""
+        msg_words = words(message)
+        msg_topic = {stem(w) for w in msg_words if w not in STOPWORDS}
+        candidates: dict[int, _Entry] = {}
+        for w in msg_topic | set(msg_words):
+            for entry in self._by_word.get(w, ()):
+                candidates[id(entry)] = entry
+        capitalised = {fold(m.group(0)) for m in re.finditer(r"\b[A-Z][\w'’\-]*", message)}
+        joined = " " + " ".join(msg_words) + " "
+        best: dict[str, EntityMatch] = {}
+        for entry in candidates.values():
+            found: EntityMatch | None = None
+            if " " + " ".join(entry.words) + " " in joined:
+                if len(entry.words) == 1 and not _distinct(entry.name, entry.words[0], capitalised):
+                    continue
+                found = EntityMatch(entry.path, entry.name, 1.0, entry.words)
             else:
-                topic = [w for w in name_words if w not in STOPWORDS]
-                hit = [w for w in topic if stem(w) in msg_topic]
-                if topic and hit and len(topic) > 1:
-                    found = EntityMatch(entity.path, name, len(hit) / len(topic), tuple(hit))
+                hit = [w for w in entry.topic if stem(w) in msg_topic]
+                if hit and len(entry.topic) > 1:
+                    found = EntityMatch(
+                        entry.path, entry.name, len(hit) / len(entry.topic), tuple(hit)
+                    )
             if found is not None:
-                old = best.get(key)
-                if old is None or (found.score, len(found.words)) > (old.score, len(old.words)):
-                    best[key] = found
-    ranked = sorted(best.values(), key=lambda m: (-m.score, -len(m.words), m.path, m.name))
-    return ranked
+                old = best.get(entry.key)
+                if old is None or (found.score, len(found.words), found.name) > (
+                    old.score,
+                    len(old.words),
+                    old.name,
+                ):
+                    best[entry.key] = found
+        return sorted(best.values(), key=lambda m: (-m.score, -len(m.words), m.path, m.name))
+
+
+Names = Iterable[EntityName] | NameIndex
+
+
+def index_of(names: Names) -> NameIndex:
+    return names if isinstance(names, NameIndex) else NameIndex(names)
+
+
+def find(message: str, names: Names) -> list[EntityMatch]:
+    """The known notes a message names (see `NameIndex.find`)."""
+    return index_of(names).find(message)
 
 
 def _distinct(name: str, word: str, capitalised: set[str]) -> bool:

@@ -20,7 +20,7 @@ from vaultmem.memory import episodes as ep
 from vaultmem.memory import loops as lp
 from vaultmem.memory.continuation import Continuation, CueKind, detect
 from vaultmem.memory.facts import Fact
-from vaultmem.memory.mentions import EntityName, fold, overlap, topic_words
+from vaultmem.memory.mentions import NameIndex, Names, fold, index_of, overlap, topic_words
 from vaultmem.memory.when import parse as parse_when
 
 DEFAULT_DAYS = 14
@@ -101,7 +101,7 @@ def recall(
     message: str,
     now: dt.datetime,
     *,
-    names: Iterable[EntityName] = (),
+    names: Names = (),
     facts: Sequence[NoteFact] = (),
     episodes: Sequence[ep.Episode] = (),
     loops: Sequence[lp.Loop] = (),
@@ -110,15 +110,15 @@ def recall(
     budget: int = DEFAULT_BUDGET,
 ) -> Recall:
     """The context block for `message` (see the module doc); `now` fixes the clock."""
-    names = list(names)
-    cont = detect(message, names)
+    index = index_of(names)
+    cont = detect(message, index)
     today = now.date()
     hits = timely(hits, message, now)
     if cont is None:
         lines = [_hit_line(h) for h in hits]
         return _pack(None, (), {"hit": lines}, ORDER["next"], budget)
     focus = _focus(cont, loops, episodes, today, days)
-    focus_names = _names_of(focus, names)
+    focus_names = _names_of(focus, index)
     # what the message asks beyond the names it uses: "that dashboard *bug*"
     named = {w for m in cont.entities for w in topic_words(m.name)}
     topic = [w for w in topic_words(message) if w not in named]
@@ -193,12 +193,11 @@ def _focus(
     return keys[:MAX_ENTITIES]
 
 
-def _names_of(focus: Sequence[str], names: Sequence[EntityName]) -> set[str]:
+def _names_of(focus: Sequence[str], index: NameIndex) -> set[str]:
     """Every name the focused notes go by, as comparable names."""
     out = {_name(k) for k in focus}
-    for entity in names:
-        if entity.path and entity.path in focus:
-            out |= {_name(n) for n in entity.names}
+    for key in focus:
+        out |= {_name(n) for n in index.names_of(key)}
     return out
 
 
