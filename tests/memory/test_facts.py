@@ -8,20 +8,9 @@ import random
 import pytest
 
 from vaultmem.memory.errors import Refused
-from vaultmem.memory.facts import (
-    MAX_VALUE_CHARS,
-    Fact,
-    HistoryEntry,
-    check_key,
-    check_value,
-    current,
-    key_id,
-    new_block_id,
-    normalise,
-    parse_facts,
-    plan_set,
-)
+from vaultmem.memory.facts import Fact, HistoryEntry, current, new_block_id, parse_facts, plan_set
 from vaultmem.memory.lines import LineEdit, apply
+from vaultmem.memory.values import MAX_VALUE_CHARS, check_key, check_value, key_id, normalise
 
 TODAY = dt.date(2026, 11, 30)
 
