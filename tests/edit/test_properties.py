@@ -34,7 +34,7 @@ def front_matter(text: str) -> dict[str, Any]:
 
 
 @given(ONE_LINE.filter(lambda k: k.strip()), st.one_of(SCALARS, st.lists(SCALARS, max_size=4)))
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)  # loaded machines: no time limit
 def test_any_property_reads_back_as_set_and_the_rest_is_untouched(
     key: str, value: PropertyValue
 ) -> None:
@@ -94,3 +94,14 @@ def test_removing_the_last_property_keeps_the_empty_front_matter() -> None:
 def test_removing_from_a_note_without_front_matter() -> None:
     with pytest.raises(EditDoesNotApply, match="it has no front matter properties"):
         remove_property(split_lines("# just text\n"), "a")
+
+
+def test_hostile_yaml_anchors_do_not_hang_or_crash_an_edit() -> None:
+    laughs = "---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + n)}: &{chr(98 + n)} [{', '.join(['*' + chr(97 + n)] * 9)}]\n" for n in range(9)
+    )
+    for front in (laughs, "---\nloop: &l [*l]\n"):
+        text = front + "---\nbody\n"
+        after = join_lines(set_property(split_lines(text), "status", "done"))
+        assert after == front + "status: done\n---\nbody\n"
+        assert join_lines(remove_property(split_lines(after), "status")) == text

@@ -35,6 +35,7 @@ _KEY_LINE_RE = re.compile(
 )
 _ITEM_RE = re.compile(r"^(?P<indent>[ \t]*)-(?:[ \t]|$)")
 _COMMENT_START_RE = re.compile(r"[ \t]+#")
+_ALIAS_RE = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s\]},]")
 _DEFAULT_ITEM_INDENT = "  "  # Obsidian writes `tags:` then `  - a`
 
 
@@ -311,12 +312,21 @@ def remove_property(lines: Sequence[Line], key: str) -> Lines:
 
 
 def _load_front_matter(lines: Sequence[Line], end: int) -> dict[Any, Any] | None:
-    """The front matter as YAML loads it, or None when it is not a valid mapping."""
+    """The front matter as YAML loads it, or None when it is not a valid mapping or uses
+    anchors and aliases (comparing those can recurse forever or blow up exponentially: the
+    "billion laughs"; such a note gets only its edited property checked)."""
+    raw = _raw(lines, end)
+    if _ALIAS_RE.search(raw):
+        return None
     try:
-        loaded = _load("\n".join(line.text for line in lines[1:end])) or {}
+        loaded = _load(raw) or {}
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
     return loaded if isinstance(loaded, dict) else None
+
+
+def _raw(lines: Sequence[Line], end: int) -> str:
+    return "\n".join(line.text for line in lines[1:end])
 
 
 def _check(
@@ -325,7 +335,8 @@ def _check(
     """Refuse an edit whose front matter does not load back as intended (never write it)."""
     expected_value = list(value) if isinstance(value, tuple) else value
     loaded = _load_front_matter(new, end)
-    if old is None:  # it was broken (or absent): the new property's own lines must load
+    if old is None or _ALIAS_RE.search(_raw(new, end)):
+        # broken, absent or not to be loaded whole: the new property's own lines must load
         entry = _find(_entries(new, end), key)
         assert entry is not None
         try:

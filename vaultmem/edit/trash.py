@@ -324,6 +324,7 @@ def restore(root: Path, path: str, *, to: str | None = None) -> str:
                 os.close(dest_fd)
         finally:
             os.close(src_fd)
+        _remove_empty_folders(root_fd, src[:-1])
     return dest
 
 
