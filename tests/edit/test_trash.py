@@ -7,12 +7,13 @@ import json
 import logging
 import os
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, SHARED_DATA
-from tests.edit.conftest import snapshot
+from tests.edit.conftest import child, snapshot, wait_for
 from vaultmem import edit
 from vaultmem.edits import digest
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists, NoteNotFound
@@ -276,3 +277,68 @@ def test_the_kepano_vault_round_trips_through_the_trash(tmp_path: Path) -> None:
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | 0o200)
     round_trip(root)
+
+
+def test_a_file_system_without_hard_links(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FAT and some network shares refuse link(): moves fall back to a checked rename and new
+    notes to an exclusive create; nothing is lost or overwritten either way."""
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    (vault / ".trash" / "people").mkdir(parents=True)
+    (vault / ".trash" / "people" / "Maya.md").write_bytes(b"trashed before")
+    entry = trash(vault, "people/Maya.md")
+    assert entry.path == ".trash/people/Maya 1.md"
+    assert not (vault / "people" / "Maya.md").exists()
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"
+    assert (vault / ".trash" / "people" / "Maya.md").read_bytes() == b"trashed before"
+    (vault / "people" / "Maya.md").write_bytes(b"new")
+    with pytest.raises(NoteExists):
+        edit.restore(vault, entry.path)
+    assert edit.restore(vault, entry.path, to="people/Maya old.md") == "people/Maya old.md"
+    assert (vault / "people" / "Maya old.md").read_bytes() == b"# Maya\r\n"
+    edit.write(vault, edit.plan_new_note("people/New.md", "# New\n"))
+    assert (vault / "people" / "New.md").read_bytes() == b"# New\n"
+    with pytest.raises(NoteExists):
+        edit.write(vault, edit.plan_new_note("people/New.md", "# Other\n"))
+    assert sorted(p.name for p in (vault / "people").iterdir()) == [
+        "Maya old.md",
+        "Maya.md",
+        "New.md",
+    ]
+
+
+TRASH_RACE = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from vaultmem import edit
+    from vaultmem.edits import digest
+    from vaultmem.errors import ChangedOnDisk
+    root, go, ready = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    held = digest((root / "people/Maya.md").read_bytes())
+    ready.write_text("ready")
+    while not go.exists():
+        pass
+    try:
+        edit.move_to_trash(root, "people/Maya.md", held)
+    except ChangedOnDisk:
+        sys.exit(6)
+    """
+)
+
+
+def test_two_processes_trashing_one_note_move_it_once(vault: Path) -> None:
+    for round_ in range(5):
+        (vault / "people" / "Maya.md").write_bytes(b"# Maya\r\n")
+        go = vault.parent / f"go-{round_}"
+        ready = [vault.parent / f"ready-{round_}-{n}" for n in (1, 2)]
+        procs = [child(TRASH_RACE, str(vault), str(go), str(r)) for r in ready]
+        wait_for(lambda r=ready: all(f.exists() for f in r), "both to have read the note")
+        go.touch()
+        codes = sorted(p.wait(timeout=120) for p in procs)
+        assert codes == [0, 6], [p.communicate()[1] for p in procs]
+        assert not (vault / "people" / "Maya.md").exists()
+        assert len(edit.list_trash(vault)) == round_ + 1

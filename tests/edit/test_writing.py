@@ -236,6 +236,13 @@ def test_a_symlink_retargeted_since_it_was_read(vault: Path) -> None:
     assert (vault / "Copy.md").read_bytes() == NOTE.encode()
 
 
+def test_a_hard_linked_note_is_refused_rather_than_split(vault: Path) -> None:
+    os.link(vault / "people" / "Maya.md", vault / "twin.md")
+    with pytest.raises(CannotEdit, match="has 2 hard links"):
+        edit.write(vault, checked(vault))
+    assert (vault / "twin.md").read_bytes() == (vault / "people" / "Maya.md").read_bytes()
+
+
 # --------------------------------------------------------------------------- encodings
 
 

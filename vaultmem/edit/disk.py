@@ -8,9 +8,11 @@ following the link out of the vault.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +26,7 @@ SYMLINK_ERRNOS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW r
 # A file system without hard links (FAT, some network shares) answers link() with one of these
 NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 TMP_SUFFIX = ".vaultmem-tmp"
+LOCK_WAIT_S = 10.0
 
 
 def vault_parts(path: str) -> tuple[str, ...]:
@@ -176,3 +179,22 @@ def refuse_read_only_folder(folder_fd: int, path: str, nothing: str) -> None:
             f"the folder of {path} is read-only (mode {stat.S_IMODE(mode):04o}); {nothing}."
             " Make it writable yourself if you want vaultmem to change files in it."
         )
+
+
+def lock(fd: int, path: str) -> None:
+    """Take the note's exclusive lock (held until `fd` closes): vaultmem's writers and trash
+    moves of one note go one at a time, each re-checking the note once it holds the lock."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise CannotEdit(
+                    f"{path} is being changed by another vaultmem process; nothing was written."
+                    " Try again in a moment."
+                ) from None
+            time.sleep(0.01)
+        except OSError:  # a file system without locks: the digest checks still guard the write
+            return

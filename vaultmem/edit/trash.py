@@ -70,13 +70,19 @@ def move_to_trash(
             raise _folder_error(path, exc) from None
         try:
             name = parts[-1]
-            st = _check_content(root, folder_fd, name, path, expected_digest)
-            trashed = _link_into_trash(root_fd, parts, folder_fd, name, st, path)
+            fd, st = _open_checked(root, folder_fd, name, path, expected_digest)
             try:
-                os.unlink(name, dir_fd=folder_fd)
-            except OSError as exc:
-                _unlink_quietly(root_fd, trashed)
-                raise CannotEdit(f"cannot move {path}: {exc.strerror}; nothing was moved") from None
+                trashed, renamed = _link_into_trash(root_fd, parts, folder_fd, name, st, path)
+                try:
+                    if not renamed:  # linked: the old name goes now
+                        os.unlink(name, dir_fd=folder_fd)
+                except OSError as exc:
+                    _unlink_quietly(root_fd, trashed)  # the other link; the file stays
+                    raise CannotEdit(
+                        f"cannot move {path}: {exc.strerror}; nothing was moved"
+                    ) from None
+            finally:
+                os.close(fd)  # releases the note's lock
             disk.fsync_folder(folder_fd)
         finally:
             os.close(folder_fd)
@@ -95,38 +101,49 @@ def move_to_trash(
     return TrashEntry("/".join(trashed), path, when, True, st.st_size)
 
 
-def _check_content(
+def _open_checked(
     root: Path, folder_fd: int, name: str, path: str, expected: str
-) -> os.stat_result:
-    """The file's lstat after checking that its content still hashes to `expected`."""
+) -> tuple[int, os.stat_result]:
+    """The file open and locked (through a symlink: its target) and its own lstat, once its
+    content is checked to still hash to `expected`; the caller closes the fd."""
     try:
         st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
     except FileNotFoundError:
         raise disk.changed_on_disk(path, " (it was deleted or renamed)") from None
     if stat.S_ISLNK(st.st_mode):
         disk.resolve(root, path)  # refuses a link leading out of the vault
-        try:
-            fd = os.open(name, disk.FILE_FLAGS & ~os.O_NOFOLLOW, dir_fd=folder_fd)
-        except OSError as exc:
-            raise CannotEdit(f"cannot read {path} through its symlink: {exc.strerror}") from None
+        flags = disk.FILE_FLAGS & ~os.O_NOFOLLOW
     elif stat.S_ISREG(st.st_mode):
-        fd = os.open(name, disk.FILE_FLAGS, dir_fd=folder_fd)
+        flags = disk.FILE_FLAGS
     else:
         raise CannotEdit(f"{path} is not a file; vaultmem moves only notes and attachments")
     try:
+        fd = os.open(name, flags, dir_fd=folder_fd)
+    except FileNotFoundError:
+        raise disk.changed_on_disk(path, " (it was deleted or renamed)") from None
+    except OSError as exc:
+        if exc.errno in disk.SYMLINK_ERRNOS:
+            raise disk.changed_on_disk(path, " (it was replaced by a symlink)") from None
+        raise CannotEdit(f"cannot read {path}: {exc.strerror}; nothing was moved") from None
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise CannotEdit(f"{path} does not lead to a file; nothing was moved")
+        disk.lock(fd, path)  # a vaultmem write of this note is never half-way meanwhile
+        try:
+            now = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except FileNotFoundError:  # moved by whoever held the lock before
+            raise disk.changed_on_disk(path, " (it was deleted or renamed)") from None
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            raise disk.changed_on_disk(path, " (it was replaced meanwhile)")
         if _digest(fd) != expected:
             raise disk.changed_on_disk(path)
-    finally:
+        if stat.S_ISREG(st.st_mode):
+            disk.refuse_read_only_file(folder_fd, name, st, path, "nothing was moved")
+        disk.refuse_read_only_folder(folder_fd, path, "nothing was moved")
+    except BaseException:
         os.close(fd)
-    if stat.S_ISREG(st.st_mode):
-        disk.refuse_read_only_file(folder_fd, name, st, path, "nothing was moved")
-    disk.refuse_read_only_folder(folder_fd, path, "nothing was moved")
-    now = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
-    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-        raise disk.changed_on_disk(path, " (it was replaced meanwhile)")
-    return st
+        raise
+    return fd, st
 
 
 def _digest(fd: int) -> str:
@@ -146,8 +163,9 @@ def _link_into_trash(
     name: str,
     st: os.stat_result,
     path: str,
-) -> tuple[str, ...]:
-    """Give the file a free name below `.trash/` (never replacing one); return its parts."""
+) -> tuple[tuple[str, ...], bool]:
+    """Give the file a free name below `.trash/` (never replacing one); return its parts and
+    whether it was renamed there (a file system without hard links) rather than linked."""
     folder = (TRASH, *parts[:-1])
     try:
         trash_fd = disk.open_folder(root_fd, folder, create=True)
@@ -158,6 +176,7 @@ def _link_into_trash(
         ) from None
     try:
         for candidate in _free_names(name):
+            renamed = False
             try:
                 os.link(
                     name, candidate, src_dir_fd=folder_fd, dst_dir_fd=trash_fd,
@@ -166,17 +185,22 @@ def _link_into_trash(
             except FileExistsError:
                 continue
             except OSError as exc:
-                if exc.errno in disk.NO_HARD_LINKS:
-                    if disk.exists(trash_fd, candidate):
-                        continue
-                    _rename(name, candidate, folder_fd, trash_fd, path)
-                else:
+                if exc.errno not in disk.NO_HARD_LINKS:
                     raise _move_error(path, exc) from None
+                if disk.exists(trash_fd, candidate):
+                    continue
+                _rename(name, candidate, folder_fd, trash_fd, path)
+                renamed = True
             moved = os.stat(candidate, dir_fd=trash_fd, follow_symlinks=False)
             if (moved.st_dev, moved.st_ino) != (st.st_dev, st.st_ino):
+                # another program put a file at the name since the check: undo, move nothing
+                if renamed:
+                    _rename(candidate, name, trash_fd, folder_fd, path)
+                else:
+                    os.unlink(candidate, dir_fd=trash_fd)
                 raise disk.changed_on_disk(path, " (it was replaced while being moved)")
             disk.fsync_folder(trash_fd)
-            return (*folder, candidate)
+            return (*folder, candidate), renamed
         raise AssertionError("unreachable: _free_names never ends")  # pragma: no cover
     finally:
         os.close(trash_fd)

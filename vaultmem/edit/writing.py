@@ -12,11 +12,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import fcntl
 import os
 import re
 import stat
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +29,6 @@ TMP_SUFFIX = disk.TMP_SUFFIX
 # `.<name>.<pid>.<token>.vaultmem-tmp`; edits.py's older ones carry no pid
 _TMP_RE = re.compile(r"^\..*?(?:\.(?P<pid>\d+)\.[0-9a-f]{8})?\.vaultmem-tmp$", re.DOTALL)
 STALE_AFTER = dt.timedelta(hours=1)  # no write takes this long: the pid may have been reused
-LOCK_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ def _replace_in(folder_fd: int, name: str, change: Change, before: str) -> tuple
     path = change.path
     fd = _open_note(folder_fd, name, path)
     try:
-        _lock(fd, path)  # serialises vaultmem's writers of this note: one wins, the others
+        disk.lock(fd, path)  # serialises vaultmem's writers of this note: one wins, the others
         # find the name holding the winner's bytes and refuse
         st = os.fstat(fd)
         if not _same_file(_lstat(folder_fd, name, path), st):
@@ -130,6 +127,11 @@ def _replace_in(folder_fd: int, name: str, change: Change, before: str) -> tuple
             raise disk.changed_on_disk(path)
         if content_digest(change.data) == before:
             return ()  # already so: no write, and the file keeps its time stamps
+        if st.st_nlink > 1:  # a rename would leave the other names with the old text
+            raise CannotEdit(
+                f"{path} has {st.st_nlink} hard links; writing it would split it from the"
+                " others, so nothing was written"
+            )
         disk.refuse_read_only_file(folder_fd, name, st, path, "nothing was written")
         disk.refuse_read_only_folder(folder_fd, path, "nothing was written")
         tmp = _temporary(folder_fd, name, change.data, path, stat.S_IMODE(st.st_mode), st)
@@ -169,23 +171,6 @@ def _lstat(folder_fd: int, name: str, path: str) -> os.stat_result:
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino) and stat.S_ISREG(a.st_mode)
-
-
-def _lock(fd: int, path: str) -> None:
-    deadline = time.monotonic() + LOCK_WAIT_S
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise CannotEdit(
-                    f"{path} is being written by another vaultmem process; nothing was written."
-                    " Try again in a moment."
-                ) from None
-            time.sleep(0.01)
-        except OSError:  # a file system without locks: the digest checks still guard the write
-            return
 
 
 def _temporary(
