@@ -13,26 +13,21 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import logging
 import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
-from vaultmem.edit import disk
-from vaultmem.edit.reading import read_regular
+from vaultmem.edit import disk, trash_log
 from vaultmem.edit.writing import is_temporary
 from vaultmem.errors import CannotEdit, NoteExists, NoteNotFound
 
 log = logging.getLogger(__name__)
 
 TRASH = ".trash"
-LOG = (".vaultmem", "trash.jsonl")
 KEEP = dt.timedelta(days=30)
-_LOG_MAX_BYTES = 64 << 20  # a log this large is not vaultmem's: ignored, never read whole
 
 
 @dataclass(frozen=True)
@@ -86,18 +81,10 @@ def move_to_trash(
             disk.fsync_folder(folder_fd)
         finally:
             os.close(folder_fd)
-        _append_log(
-            root_fd,
-            {
-                "trashed": "/".join(trashed),
-                "from": path,
-                "at": when.isoformat(),
-                "dev": st.st_dev,
-                "ino": st.st_ino,
-                "size": st.st_size,
-                "digest": expected_digest,
-            },
+        move = trash_log.Move(
+            "/".join(trashed), path, when, st.st_dev, st.st_ino, st.st_size, expected_digest
         )
+        trash_log.append_log(root_fd, move)
     return TrashEntry("/".join(trashed), path, when, True, st.st_size)
 
 
@@ -257,7 +244,7 @@ def list_trash(root: Path) -> tuple[TrashEntry, ...]:
             return ()
     except FileNotFoundError:
         return ()
-    known = _read_log(root)
+    known = trash_log.read_log(root)
     entries = []
     for folder, _dirs, files, folder_fd in os.fwalk(trash, follow_symlinks=False):
         prefix = os.path.relpath(folder, top).replace(os.sep, "/")
@@ -272,14 +259,10 @@ def list_trash(root: Path) -> tuple[TrashEntry, ...]:
     return tuple(sorted(entries, key=lambda e: (-e.trashed_at.timestamp(), e.path)))
 
 
-def _entry(path: str, st: os.stat_result, known: dict[str, dict[str, Any]]) -> TrashEntry:
-    record = known.get(path)
-    if (
-        record is not None
-        and (record["dev"], record["ino"], record["size"]) == (st.st_dev, st.st_ino, st.st_size)
-        and _restorable(record["from"])
-    ):
-        return TrashEntry(path, record["from"], record["at"], True, st.st_size)
+def _entry(path: str, st: os.stat_result, known: dict[str, trash_log.Move]) -> TrashEntry:
+    move = known.get(path)
+    if move is not None and move.describes(st) and _restorable(move.original):
+        return TrashEntry(path, move.original, move.at, True, st.st_size)
     when = dt.datetime.fromtimestamp(st.st_ctime, dt.UTC)
     return TrashEntry(path, path.removeprefix(TRASH + "/"), when, False, st.st_size)
 
@@ -311,7 +294,7 @@ def _trash_entry(root: Path, path: str) -> TrashEntry:
             os.close(fd)
     if stat.S_ISDIR(st.st_mode):
         raise CannotEdit(f"{path} is a folder; name the files in it")
-    return _entry(path, st, _read_log(root))
+    return _entry(path, st, trash_log.read_log(root))
 
 
 # --------------------------------------------------------------------------- restoring
@@ -413,7 +396,7 @@ def purge(
             purged.append(entry)
             _remove_empty_folders(root_fd, parts[:-1])
         if purged:
-            _compact_log(root, root_fd)
+            trash_log.compact_log(root, root_fd)
     return tuple(purged)
 
 
@@ -431,108 +414,3 @@ def _remove_empty_folders(root_fd: int, folder: tuple[str, ...]) -> None:
         finally:
             os.close(fd)
         folder = folder[:-1]
-
-
-# --------------------------------------------------------------------------- the log
-
-
-def _read_log(root: Path) -> dict[str, dict[str, Any]]:
-    """The log's records by trash path (the latest wins); unreadable lines are skipped."""
-    records: dict[str, dict[str, Any]] = {}
-    try:
-        with disk.open_root(root) as root_fd:
-            fd = disk.open_folder(root_fd, LOG[:1])
-            try:
-                log_fd = os.open(LOG[1], disk.FILE_FLAGS, dir_fd=fd)
-            finally:
-                os.close(fd)
-        try:
-            data = read_regular(log_fd, "/".join(LOG), _LOG_MAX_BYTES)
-        finally:
-            os.close(log_fd)
-    except (OSError, CannotEdit):
-        return records
-    for raw in data.splitlines():
-        record = _record(raw)
-        if record is not None:
-            records[record["trashed"]] = record
-    return records
-
-
-def _record(raw: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(raw)
-        at = dt.datetime.fromisoformat(record["at"])
-    except (ValueError, TypeError, KeyError, RecursionError):
-        return None
-    if not isinstance(record, dict) or at.tzinfo is None:
-        return None
-    if not all(isinstance(record.get(k), str) for k in ("trashed", "from")):
-        return None
-    if not all(type(record.get(k)) is int for k in ("dev", "ino", "size")):
-        return None
-    return {**record, "at": at.astimezone(dt.UTC)}
-
-
-def _append_log(root_fd: int, record: dict[str, Any]) -> None:
-    """Add one line to the log; a log that cannot be written is a warning, never a failure."""
-    line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    try:
-        fd = disk.open_folder(root_fd, LOG[:1], create=True)
-        try:
-            log_fd = os.open(
-                LOG[1],
-                os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                0o644,
-                dir_fd=fd,
-            )
-        finally:
-            os.close(fd)
-        try:
-            os.write(log_fd, line)  # one short append: never interleaved with another writer's
-        finally:
-            os.close(log_fd)
-    except OSError as exc:
-        log.warning(
-            "vaultmem: could not record the move in %s (%s); the trash still works, but will"
-            " guess where %s came from",
-            "/".join(LOG),
-            exc.strerror or exc,
-            record["trashed"],
-        )
-
-
-def _compact_log(root: Path, root_fd: int) -> None:
-    """Rewrite the log keeping only the records of files still in the trash."""
-    records = _read_log(root)
-    keep = []
-    for path, record in records.items():
-        parts = tuple(path.split("/"))
-        try:
-            fd = disk.open_folder(root_fd, parts[:-1])
-            try:
-                st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
-            finally:
-                os.close(fd)
-        except (OSError, CannotEdit):
-            continue
-        if (st.st_dev, st.st_ino) == (record["dev"], record["ino"]):
-            keep.append({**record, "at": record["at"].isoformat()})
-    data = b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8") for r in keep)
-    tmp = disk.temporary_name(LOG[1])
-    try:
-        fd = disk.open_folder(root_fd, LOG[:1])
-        try:
-            out = os.open(
-                tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=fd
-            )
-            try:
-                os.write(out, data)
-                os.fsync(out)
-            finally:
-                os.close(out)
-            os.rename(tmp, LOG[1], src_dir_fd=fd, dst_dir_fd=fd)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        log.warning("vaultmem: could not tidy %s (%s)", "/".join(LOG), exc.strerror or exc)
