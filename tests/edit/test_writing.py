@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import textwrap
+import unicodedata
 import uuid
 from pathlib import Path
 
@@ -241,6 +242,18 @@ def test_a_hard_linked_note_is_refused_rather_than_split(vault: Path) -> None:
     with pytest.raises(CannotEdit, match="has 2 hard links"):
         edit.write(vault, checked(vault))
     assert (vault / "twin.md").read_bytes() == (vault / "people" / "Maya.md").read_bytes()
+
+
+def test_a_note_named_in_nfd_is_found_by_its_nfc_path(vault: Path) -> None:
+    """The index keeps NFC paths; macOS writes NFD names: the write goes to the file there is."""
+    nfd = unicodedata.normalize("NFD", "Café.md")
+    (vault / nfd).write_bytes(b"# Cafe\n")
+    nfc = unicodedata.normalize("NFC", "Café.md")
+    source = edit.read_note(vault, nfc)
+    assert (source.path, source.file) == (nfc, nfd)
+    assert edit.write(vault, edit.plan_edit(source, edit.replace_line(source.lines, 1, "# Café")))
+    assert sorted(p.name for p in vault.iterdir() if p.suffix == ".md") == sorted(["other.md", nfd])
+    assert (vault / nfd).read_bytes() == "# Café\n".encode()
 
 
 # --------------------------------------------------------------------------- encodings

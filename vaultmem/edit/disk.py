@@ -13,6 +13,7 @@ import os
 import secrets
 import stat
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,13 +62,33 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
     """
     parts = vault_parts(path)
     top = real_root(root)
-    real = os.path.realpath(os.path.join(top, *parts))
+    real = os.path.realpath(os.path.join(top, *_as_on_disk(top, parts)))
     if not inside(real, top):
         raise CannotEdit(
             f"{path} leads outside the vault (a symlink to {real}); vaultmem changes only files"
             " inside the vault"
         )
     return tuple(os.path.relpath(real, top).split(os.sep))
+
+
+def _as_on_disk(top: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """`parts` spelled as the names on disk where only Unicode normalisation differs: the index
+    keeps paths in NFC, macOS writes names in NFD."""
+    if all(part.isascii() for part in parts) or os.path.lexists(os.path.join(top, *parts)):
+        return parts
+    found: list[str] = []
+    for part in parts:
+        folder = os.path.join(top, *found)
+        if not os.path.lexists(os.path.join(folder, part)):
+            key = unicodedata.normalize("NFC", part)
+            try:
+                same = [n for n in os.listdir(folder) if unicodedata.normalize("NFC", n) == key]
+            except OSError:
+                same = []
+            if len(same) == 1:
+                part = same[0]
+        found.append(part)
+    return tuple(found)
 
 
 @contextmanager
