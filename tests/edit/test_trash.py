@@ -312,7 +312,7 @@ def test_a_file_system_without_hard_links(vault: Path, monkeypatch: pytest.Monke
 
 TRASH_RACE = textwrap.dedent(
     """
-    import sys
+    import sys, time
     from pathlib import Path
     from vaultmem import edit
     from vaultmem.edits import digest
@@ -320,8 +320,11 @@ TRASH_RACE = textwrap.dedent(
     root, go, ready = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     held = digest((root / "people/Maya.md").read_bytes())
     ready.write_text("ready")
+    give_up = time.monotonic() + 120  # never spin on after the test is gone
     while not go.exists():
-        pass
+        if time.monotonic() > give_up:
+            sys.exit(99)
+        time.sleep(0.001)
     try:
         edit.move_to_trash(root, "people/Maya.md", held)
     except ChangedOnDisk:

@@ -523,7 +523,7 @@ def test_cleaning_removes_a_dead_writers_temporary_at_once(vault: Path) -> None:
 
 RACE = textwrap.dedent(
     """
-    import sys
+    import sys, time
     from pathlib import Path
     from vaultmem import edit
     from vaultmem.errors import ChangedOnDisk
@@ -531,8 +531,11 @@ RACE = textwrap.dedent(
     source = edit.read_note(root, "people/Maya.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 1, version))
     Path(sys.argv[4]).write_text("ready")
+    give_up = time.monotonic() + 120  # never spin on after the test is gone
     while not go.exists():
-        pass
+        if time.monotonic() > give_up:
+            sys.exit(99)
+        time.sleep(0.001)
     try:
         edit.write(root, change)
     except ChangedOnDisk:
@@ -562,7 +565,7 @@ def test_two_writers_racing_one_wins_the_other_is_refused(vault: Path) -> None:
 
 HOLD_THEN_RENAME = textwrap.dedent(
     """
-    import os, sys
+    import os, sys, time
     from pathlib import Path
     from vaultmem import edit
     root, inside, other_locking = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
@@ -570,8 +573,11 @@ HOLD_THEN_RENAME = textwrap.dedent(
 
     def held(src, dst, **kw):
         inside.write_text("in")  # checked, temporary written, about to rename
+        give_up = time.monotonic() + 120  # never spin on after the test is gone
         while not other_locking.exists():
-            pass
+            if time.monotonic() > give_up:
+                sys.exit(99)
+            time.sleep(0.001)
         real_rename(src, dst, **kw)
 
     os.rename = held
@@ -582,15 +588,18 @@ HOLD_THEN_RENAME = textwrap.dedent(
 
 SECOND_WRITER = textwrap.dedent(
     """
-    import fcntl, sys
+    import fcntl, sys, time
     from pathlib import Path
     from vaultmem import edit
     from vaultmem.errors import ChangedOnDisk
     root, start, locking = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     source = edit.read_note(root, "people/Maya.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 1, "# second"))
+    give_up = time.monotonic() + 120  # never spin on after the test is gone
     while not start.exists():
-        pass
+        if time.monotonic() > give_up:
+            sys.exit(99)
+        time.sleep(0.001)
     real_flock = fcntl.flock
 
     def flock(fd, op):
