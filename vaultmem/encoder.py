@@ -61,7 +61,8 @@ class ModelSource:
         """model.safetensors: mapped from disk when it is a plain file (shared page cache)."""
         if self.folder is not None:
             path = self.folder / "model.safetensors"
-            return memoryview(np.memmap(path, dtype=np.uint8, mode="r"))
+            mapped: Any = np.memmap(path, dtype=np.uint8, mode="r")
+            return memoryview(mapped)
         return self.read("model.safetensors")
 
 
@@ -115,14 +116,19 @@ def read_safetensors(data: memoryview | bytes) -> dict[str, np.ndarray]:
         raise VaultmemError("the model's weights file is damaged: reinstall the package") from exc
     dtypes = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
     out: dict[str, np.ndarray] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = np.dtype(dtypes[info["dtype"]])
-        start, end = info["data_offsets"]
-        count = (end - start) // dtype.itemsize
-        array = np.frombuffer(data, dtype=dtype, count=count, offset=8 + size + start)
-        out[name] = array.reshape(info["shape"])
+    try:
+        for name, info in header.items():
+            if name == "__metadata__":
+                continue
+            dtype = np.dtype(dtypes[info["dtype"]])
+            start, end = info["data_offsets"]
+            count = (end - start) // dtype.itemsize
+            array = np.frombuffer(data, dtype=dtype, count=count, offset=8 + size + start)
+            out[name] = array.reshape(info["shape"])
+    except (KeyError, TypeError, ValueError) as exc:  # cut short, or not a safetensors file
+        raise VaultmemError(
+            f"the model's weights file is damaged ({exc}): reinstall the package"
+        ) from exc
     return out
 
 
