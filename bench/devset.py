@@ -316,6 +316,9 @@ def main() -> None:
         if s not in SETS:
             die(f"unknown dev set {s!r}: use {', '.join(SETS)}")
     code = snapshot_code()
+    import _models
+
+    _models.register()  # bench-only embedders (e5-small) by spec
     variants: dict[str, Any] = {}
     if args.variants:
         import _variants
