@@ -151,4 +151,8 @@ VARIANTS: dict[str, Callable[[Any], Run]] = {
     "borrow": hybrid(BASE, borrow=True),
     "title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1), names=True),
     "title0.5+rare": hybrid(replace(BASE, title=0.5), names=True, rare=True),
+    # the meaning weight, for a stronger model than the one 0.3 was measured with
+    "vector0.5": hybrid(replace(BASE, vector=0.5)),
+    "vector0.8": hybrid(replace(BASE, vector=0.8)),
+    "vector1.2": hybrid(replace(BASE, vector=1.2)),
 }
