@@ -11,6 +11,8 @@ one search function swapped for the duration of the call (the bench is single-th
   heading-   the heading signal halved / doubled (a heading match inside another note)
   borrow     a section that is only a heading is shown and scored with the text after it
              (the next section of the same note takes its place)
+  names+     names beyond the file name (front matter `title:`, a folder note's folder), and
+             the notes the query names joining the candidates (+cand)
 
 Names are read from the index (title and aliases of the candidate notes); nothing is written.
 """
@@ -18,6 +20,7 @@ Names are read from the index (title and aliases of the candidate notes); nothin
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -25,25 +28,31 @@ from typing import Any
 from vaultmem import ranking, search
 
 RARE_SHARE = 0.05  # a word in more than 5 % of the sections is common
+NAME_FLOOR = 0.5
+NAME_CANDIDATES = 20
 Run = Callable[[str], list[tuple[str, str]]]
 
 
 class Names(Mapping[str, Sequence[str]]):
-    """Title and aliases of notes, read from the index on demand."""
+    """Title and aliases of notes, read from the index on demand; with `richer`, also a front
+    matter `title:` and, for a folder note (index.md, README.md), its folder's name."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, richer: bool = False) -> None:
         self.conn = conn
+        self.richer = richer
         self.cache: dict[str, tuple[str, ...]] = {}
 
     def __getitem__(self, path: str) -> tuple[str, ...]:
         if path not in self.cache:
-            row = self.conn.execute("SELECT id, title FROM notes WHERE path = ?", (path,))
+            row = self.conn.execute(
+                "SELECT id, title, frontmatter FROM notes WHERE path = ?", (path,))
             found = row.fetchone()
             if found is None:
                 raise KeyError(path)
             aliases = [r[0] for r in self.conn.execute(
                 "SELECT alias FROM aliases WHERE note_id = ?", (found[0],))]
-            self.cache[path] = (found[1], *aliases)
+            self.cache[path] = (found[1], *aliases, *(
+                richer_names(path, found[2]) if self.richer else ()))
         return self.cache[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -51,6 +60,49 @@ class Names(Mapping[str, Sequence[str]]):
 
     def __len__(self) -> int:
         return len(self.cache)
+
+
+def richer_names(path: str, frontmatter: str) -> list[str]:
+    out = []
+    try:
+        title = json.loads(frontmatter).get("title")
+    except (ValueError, AttributeError):
+        title = None
+    if isinstance(title, str) and title.strip():
+        out.append(title)
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[-1].lower() in ("index.md", "readme.md"):
+        out.append(parts[-2].replace("_", " "))
+    return out
+
+
+class NameIndex:
+    """Every note's names, to add the notes a query names to the candidates (as a title
+    search would): notes whose name_match is at least NAME_FLOOR, best NAME_CANDIDATES."""
+
+    def __init__(self, conn: Any, names: Names) -> None:
+        rows = conn.execute(
+            "SELECT n.path, min(c.id), min(c.start_line), n.title FROM notes n"
+            " JOIN chunks c ON c.note_id = n.id WHERE n.kind = 'note' GROUP BY n.id").fetchall()
+        self.first = {r[0]: (r[1], r[2], r[3]) for r in rows}
+        self.names = {r[0]: names[r[0]] for r in rows}
+        self.words: dict[str, set[str]] = {}
+        for path, ns in self.names.items():
+            for n in ns:
+                for w in ranking._words(n):
+                    self.words.setdefault(w[:5], set()).add(path)
+
+    def candidates(self, query: set[str]) -> list[ranking.Candidate]:
+        pool = set().union(*(self.words.get(w[:5], set()) for w in query)) if query else set()
+        scored = sorted(((ranking.name_match(query, self.names[p]), p) for p in pool),
+                        reverse=True)
+        out = []
+        for score, path in scored[:NAME_CANDIDATES]:
+            if score < NAME_FLOOR:
+                break
+            chunk_id, line, title = self.first[path]
+            out.append(ranking.Candidate(chunk_id, path, title, "", line, line))
+        return out
 
 
 @contextlib.contextmanager
@@ -64,10 +116,12 @@ def swapped(module: Any, name: str, value: Any) -> Iterator[None]:
 
 
 def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
-           borrow: bool = False) -> Callable[[Any], Run]:
+           borrow: bool = False, richer: bool = False,
+           name_candidates: bool = False) -> Callable[[Any], Run]:
     def make(vault: Any) -> Run:
         conn = vault.conn
-        lookup = Names(conn)
+        lookup = Names(conn, richer)
+        name_index = NameIndex(conn, lookup) if name_candidates else None
         df_cache: dict[str, int] = {}
         total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
@@ -96,6 +150,10 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
                 kwargs["names"] = lookup
             if borrow:
                 args = (_borrowed(conn, args[0]), *args[1:])
+            if name_index is not None:
+                have = {c.path for c in args[0]}
+                extra = [c for c in name_index.candidates(set(args[2])) if c.path not in have]
+                args = (list(args[0]) + extra, *args[1:])
             return plain_rank(*args, **kwargs)
 
         def run(q: str) -> list[tuple[str, str]]:
@@ -151,6 +209,16 @@ VARIANTS: dict[str, Callable[[Any], Run]] = {
     "borrow": hybrid(BASE, borrow=True),
     "title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1), names=True),
     "title0.5+rare": hybrid(replace(BASE, title=0.5), names=True, rare=True),
+    # names beyond the file name: front matter `title:`, a folder note's folder name; and
+    # the notes so named joining the candidates
+    "names+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True),
+    "names+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True),
+    "names+cand+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True,
+                                  name_candidates=True),
+    "names+cand+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True,
+                                  name_candidates=True),
+    "names+cand+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1),
+                                              names=True, richer=True, name_candidates=True),
     # the meaning weight, for a stronger model than the one 0.3 was measured with
     "vector0.5": hybrid(replace(BASE, vector=0.5)),
     "vector0.8": hybrid(replace(BASE, vector=0.8)),
