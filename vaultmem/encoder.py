@@ -196,32 +196,40 @@ class BertEncoder:
     def __call__(self, ids: NDArray[np.int64], mask: NDArray[np.int64]) -> Array:
         """Mean-pooled last hidden states for a padded batch: (texts, tokens) -> (texts, hidden)."""
         n, length = ids.shape
-        x = self.word[ids] + self.position[:length] + self.token_type
+        hidden = self.hidden
+        # (texts x tokens, hidden) rows: each dense layer is then one large matrix product
+        x = (self.word[ids] + self.position[:length] + self.token_type).reshape(-1, hidden)
         x = _layer_norm(x, self.ln_g, self.ln_b, self.eps)
         # masked positions get a large negative score, so softmax gives them ~0 weight
         bias = ((1.0 - mask[:, None, None, :].astype(np.float32)) * np.float32(-1e9)).astype(
             np.float32
         )
-        head = self.hidden // self.heads
+        head = hidden // self.heads
         scale = np.float32(1.0 / math.sqrt(head))
         for layer in self.layers:
-            qkv = x @ layer.qkv_w.T + layer.qkv_b  # (n, length, 3 x hidden)
+            qkv = x @ layer.qkv_w.T
+            qkv += layer.qkv_b
             qkv = qkv.reshape(n, length, 3, self.heads, head).transpose(2, 0, 3, 1, 4)
             q, k, v = qkv[0], qkv[1], qkv[2]  # (n, heads, length, head)
-            scores = (q * scale) @ k.transpose(0, 1, 3, 2) + bias
+            scores = (q * scale) @ k.transpose(0, 1, 3, 2)
+            scores += bias
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, self.hidden)
-            x = _layer_norm(
-                x + context @ layer.out_w.T + layer.out_b, layer.ln1_g, layer.ln1_b, self.eps
-            )
-            up = _gelu(x @ layer.up_w.T + layer.up_b)
-            x = _layer_norm(
-                x + up @ layer.down_w.T + layer.down_b, layer.ln2_g, layer.ln2_b, self.eps
-            )
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(-1, hidden)
+            attended = context @ layer.out_w.T
+            attended += layer.out_b
+            attended += x
+            x = _layer_norm(attended, layer.ln1_g, layer.ln1_b, self.eps)
+            up = x @ layer.up_w.T
+            up += layer.up_b
+            down = _gelu(up) @ layer.down_w.T
+            down += layer.down_b
+            down += x
+            x = _layer_norm(down, layer.ln2_g, layer.ln2_b, self.eps)
         weights = mask.astype(np.float32)[:, :, None]
-        pooled: Array = (x * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        summed = (x.reshape(n, length, hidden) * weights).sum(axis=1)
+        pooled: Array = summed / np.maximum(weights.sum(axis=1), 1e-9)
         return pooled
 
 
