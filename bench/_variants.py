@@ -11,6 +11,8 @@ one search function swapped for the duration of the call (the bench is single-th
   heading-   the heading signal halved / doubled (a heading match inside another note)
   borrow     a section that is only a heading is shown and scored with the text after it
              (the next section of the same note takes its place)
+  note       bm25 over each whole note (words spread over its sections), its best 20 notes
+             joining the candidates
   names+     names beyond the file name (front matter `title:`, a folder note's folder), and
              the notes the query names joining the candidates (+cand)
 
@@ -115,13 +117,72 @@ def swapped(module: Any, name: str, value: Any) -> Iterator[None]:
         setattr(module, name, old)
 
 
+def _values(frontmatter: str) -> str:
+    """A note's front matter values as words ("[[Ridley Scott]]" -> "Ridley Scott")."""
+    try:
+        data = json.loads(frontmatter)
+    except ValueError:
+        return ""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif value is not None:
+            out.append(str(value).replace("[[", "").replace("]]", ""))
+
+    walk(data)
+    return "\n" + "\n".join(out)
+
+
+class NoteBm25:
+    """Whole-note bm25: every note's names, headings and text in one row of an in-memory FTS5
+    table (the index's own tokenizer), the query's words OR-ed; scores relative to the best."""
+
+    def __init__(self, conn: Any, names: Names, props: bool = False) -> None:
+        import sqlean
+
+        rows = conn.execute(
+            "SELECT n.path, min(c.id), min(c.start_line), n.title,"
+            " group_concat(f.headings || char(10) || f.body, char(10)), n.frontmatter"
+            " FROM notes n JOIN chunks c ON c.note_id = n.id"
+            " JOIN chunks_fts f ON f.rowid = c.id WHERE n.kind = 'note' GROUP BY n.id"
+        ).fetchall()
+        self.first = {r[0]: (r[1], r[2], r[3]) for r in rows}
+        self.db = sqlean.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, names, body,"
+                        " tokenize = 'porter unicode61 remove_diacritics 2')")
+        self.db.executemany(
+            "INSERT INTO docs VALUES (?, ?, ?)",
+            [(r[0], "\n".join(names[r[0]]), (r[4] or "") + (_values(r[5]) if props else ""))
+             for r in rows])
+
+    def scores(self, words: Sequence[str], k: int = 100) -> dict[str, float]:
+        if not words:
+            return {}
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = self.db.execute("SELECT path, -bm25(docs, 4.0, 1.0) FROM docs WHERE docs MATCH ?"
+                               " ORDER BY bm25(docs, 4.0, 1.0) LIMIT ?", (match, k)).fetchall()
+        top = rows[0][1] if rows and rows[0][1] > 0 else 0.0
+        return {p: s / top for p, s in rows} if top else {}
+
+    def candidate(self, path: str) -> ranking.Candidate:
+        chunk_id, line, title = self.first[path]
+        return ranking.Candidate(chunk_id, path, title, "", line, line)
+
+
 def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
-           borrow: bool = False, richer: bool = False,
-           name_candidates: bool = False) -> Callable[[Any], Run]:
+           borrow: bool = False, richer: bool = False, name_candidates: bool = False,
+           note_candidates: int = 0, props: bool = False) -> Callable[[Any], Run]:
     def make(vault: Any) -> Run:
         conn = vault.conn
         lookup = Names(conn, richer)
         name_index = NameIndex(conn, lookup) if name_candidates else None
+        notes = NoteBm25(conn, lookup, props) if weights.note else None
         df_cache: dict[str, int] = {}
         total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
@@ -154,6 +215,14 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
                 have = {c.path for c in args[0]}
                 extra = [c for c in name_index.candidates(set(args[2])) if c.path not in have]
                 args = (list(args[0]) + extra, *args[1:])
+            if notes is not None:
+                scores = notes.scores(sorted(args[2]))
+                kwargs["note_scores"] = scores
+                if note_candidates:
+                    have = {c.path for c in args[0]}
+                    best = sorted(scores, key=lambda p: -scores[p])[:note_candidates]
+                    extra = [notes.candidate(p) for p in best if p not in have]
+                    args = (list(args[0]) + extra, *args[1:])
             return plain_rank(*args, **kwargs)
 
         def run(q: str) -> list[tuple[str, str]]:
@@ -213,12 +282,26 @@ VARIANTS: dict[str, Callable[[Any], Run]] = {
     # the notes so named joining the candidates
     "names+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True),
     "names+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True),
+    "names+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1), names=True,
+                                         richer=True),
     "names+cand+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True,
                                   name_candidates=True),
     "names+cand+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True,
                                   name_candidates=True),
     "names+cand+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1),
                                               names=True, richer=True, name_candidates=True),
+    # a keyword match over the whole note, its best notes joining the candidates
+    "note0.3": hybrid(replace(BASE, note=0.3), note_candidates=20),
+    "note0.6": hybrid(replace(BASE, note=0.6), note_candidates=20),
+    "note1.0": hybrid(replace(BASE, note=1.0), note_candidates=20),
+    "names+title0.5+note0.6": hybrid(replace(BASE, title=0.5, note=0.6), names=True,
+                                     richer=True, note_candidates=20),
+    "names+title0.5+note0.6+evidence0.1": hybrid(
+        replace(BASE, title=0.5, note=0.6, evidence=0.1), names=True, richer=True,
+        note_candidates=20),
+    "props+note0.6": hybrid(replace(BASE, note=0.6), note_candidates=20, props=True),
+    "names+title0.5+props+note0.6": hybrid(replace(BASE, title=0.5, note=0.6), names=True,
+                                           richer=True, note_candidates=20, props=True),
     # the meaning weight, for a stronger model than the one 0.3 was measured with
     "vector0.5": hybrid(replace(BASE, vector=0.5)),
     "vector0.8": hybrid(replace(BASE, vector=0.8)),

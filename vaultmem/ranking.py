@@ -61,8 +61,11 @@ class Weights:
     # Experimental (issue 13, measured in bench/devset.py and bench/ablation.py; 0 is off):
     # a note whose title or an alias is what the query asks for (`names` given to rank)…
     title: float = 0.0
-    # …and the keyword evidence of a note's other sections besides its best one
+    # …and the keyword evidence of a note's other sections besides its best one…
     evidence: float = 0.0
+    # …and a keyword match over the whole note (`note_scores` given to rank: each note's bm25
+    # over its whole text, relative to the best note's), for words spread over sections
+    note: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -136,10 +139,12 @@ def rank(
     now: dt.datetime | None = None,
     limit: int = 10,
     names: Mapping[str, Sequence[str]] | None = None,
+    note_scores: Mapping[str, float] | None = None,
 ) -> list[Ranked]:
     """Fuse per note (best chunk per retriever), add the signals, best first.
 
-    `names`: each note's title and aliases, for the (experimental) title signal."""
+    `names`: each note's title and aliases, for the (experimental) title signal;
+    `note_scores`: whole-note keyword scores in [0, 1], for the (experimental) note signal."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -175,6 +180,8 @@ def rank(
             parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
         if weights.title and names is not None:
             parts.append(("title", weights.title * name_match(query_words, names.get(path, ()))))
+        if weights.note and note_scores is not None:
+            parts.append(("note", weights.note * note_scores.get(path, 0.0)))
         if weights.evidence and top_keyword > 0:
             relative = [(c.keyword or 0.0) / top_keyword for c in chunks]
             parts.append(("evidence", weights.evidence * other_sections(relative)))
