@@ -26,8 +26,9 @@ A question succeeds at k when a note it names is among the first k hits:
 
 --variants runs experimental rankings (bench/_variants.py) next to the modes, over the same
 index. Prints tables, the failures of one mode (--failures, default hybrid: questions with no
-answer in the top 3, with what came instead), and writes
-bench/results/devset-<embedder>[-<variants>].json with every question's top 10 per retriever.
+answer in the top 3, with what came instead), and writes bench/results/devset-<embedder>.json
+(devset-<tag>.json with --variants; -<sets> when not all three) with every question's top 10
+per retriever.
 """
 
 from __future__ import annotations
@@ -301,6 +302,8 @@ def main() -> None:
                     help="embedder spec for the index (default: vaultmem's default)")
     ap.add_argument("--variants", default="",
                     help="experimental rankings from bench/_variants.py, comma-separated")
+    ap.add_argument("--tag", default="variants",
+                    help="the JSON's name with --variants: devset-<tag>-<sets>.json")
     ap.add_argument("--reindex", action="store_true", help="rebuild the indexes from scratch")
     ap.add_argument("--failures", default="hybrid", help="list this retriever's misses")
     ap.add_argument("--mdn-dir", type=Path, default=DEFAULT_MDN_DIR)
@@ -335,9 +338,10 @@ def main() -> None:
         print_set(res, args.failures)
         out["sets"][name] = res
     slug = re.sub(r"[^\w.-]+", "_", args.embedder or "default")
-    suffix = ("-" + "_".join(variants)) if variants else ""
+    if variants:
+        slug = args.tag + ("" if args.embedder is None else f"-{slug}")
     partial = "" if sets == list(SETS) else "-" + "_".join(sets)
-    path = write_json(f"devset-{slug}{suffix}{partial}.json", out)
+    path = write_json(f"devset-{slug}{partial}.json", out)
     print(f"\nJSON: {path.relative_to(ROOT)}")
 
 
