@@ -52,6 +52,7 @@ def main() -> None:
     parser.add_argument("--datasets", default="locomo,scifact,longmemeval")
     parser.add_argument("--embedder", default=None,
                         help="use bench/retrieval.py --embedder SPEC's vaults and model")
+    parser.add_argument("--tag", default="variants", help="JSON name with --variants")
     parser.add_argument("--variants", default="",
                         help="experimental rankings from bench/_variants.py, comma-separated")
     parser.add_argument("--limit-queries", type=int)
@@ -123,7 +124,7 @@ def main() -> None:
     if args.only or args.limit_queries:  # a partial run never replaces the full results
         print("(partial run: bench/results/ablation.json left as it was)")
         return
-    name = "ablation" + ("-variants" if args.variants else "") + (
+    name = "ablation" + (f"-{args.tag}" if args.variants else "") + (
         f"-{rt.embedder_slug(args.embedder)}" if args.embedder else "")
     write_json(f"{name}.json", out)
 
