@@ -13,7 +13,8 @@ one search function swapped for the duration of the call (the bench is single-th
              (the next section of the same note takes its place)
   note       bm25 over each whole note (words spread over its sections), its best 20 notes
              joining the candidates
-  names+     names beyond the file name (front matter `title:`, a folder note's folder), and
+  names+     names beyond the file name (an opening H1, front matter `title:`, a folder note's
+             folder), and
              the notes the query names joining the candidates (+cand)
 
 Names are read from the index (title and aliases of the candidate notes); nothing is written.
@@ -36,8 +37,9 @@ Run = Callable[[str], list[tuple[str, str]]]
 
 
 class Names(Mapping[str, Sequence[str]]):
-    """Title and aliases of notes, read from the index on demand; with `richer`, also a front
-    matter `title:` and, for a folder note (index.md, README.md), its folder's name."""
+    """Title and aliases of notes, read from the index on demand; with `richer`, also the first
+    heading when it is an H1, a front matter `title:` and, for a folder note (index.md,
+    README.md), its folder's name."""
 
     def __init__(self, conn: Any, richer: bool = False) -> None:
         self.conn = conn
@@ -53,7 +55,13 @@ class Names(Mapping[str, Sequence[str]]):
                 raise KeyError(path)
             aliases = [r[0] for r in self.conn.execute(
                 "SELECT alias FROM aliases WHERE note_id = ?", (found[0],))]
-            self.cache[path] = (found[1], *aliases, *(
+            h1 = []
+            if self.richer:  # the note's first heading when it is a level-1 heading
+                first = self.conn.execute(
+                    "SELECT level, text FROM headings WHERE note_id = ? ORDER BY line LIMIT 1",
+                    (found[0],)).fetchone()
+                h1 = [first[1]] if first and first[0] == 1 else []
+            self.cache[path] = (found[1], *aliases, *h1, *(
                 richer_names(path, found[2]) if self.richer else ()))
         return self.cache[path]
 
