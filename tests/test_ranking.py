@@ -143,3 +143,22 @@ def test_other_sections_add_bounded_evidence() -> None:
     assert [r.path for r in plain] == ["a.md", "b.md"]
     assert [r.path for r in summed] == ["b.md", "a.md"]  # 0.9 + 0.3 x 0.8 beats 1.0
     assert dict(summed[0].parts)["evidence"] == pytest.approx(0.3 * 0.8)
+
+
+def test_whole_note_scores_add_a_bounded_note_signal() -> None:
+    chunks = [cand(1, "a.md", 10.0), cand(2, "b.md", 9.0), cand(3, "c.md", vector=0.5)]
+    scores = {"b.md": 1.0, "a.md": 0.2, "c.md": 0.9}
+    plain = rank(chunks, {}, {"x"}, Weights(heading=0, path=0, graph=0, vector=0.0))
+    noted = rank(
+        chunks,
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0, vector=0.0, note=0.6),
+        note_scores=scores,
+    )
+    assert [r.path for r in plain][:2] == ["a.md", "b.md"]
+    assert [r.path for r in noted] == ["b.md", "a.md", "c.md"]  # 0.9 + 0.6 beats 1.0 + 0.12
+    assert dict(noted[0].parts)["note"] == pytest.approx(0.6)
+    assert dict(noted[2].parts) == {"note": pytest.approx(0.54)}  # found by meaning only
+    # without scores the signal cannot fire
+    assert "note" not in dict(rank(chunks, {}, {"x"}, Weights(note=0.6))[0].parts)
