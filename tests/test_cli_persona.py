@@ -36,10 +36,10 @@ def test_list(indexed: list[str]) -> None:
 def test_list_json(indexed: list[str]) -> None:
     result = run(*indexed, "persona", "list", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)[1] == {
+    assert json.loads(result.stdout)["personas"][1] == {
         "slug": "work-assistant",
         "path": "personas/work-assistant.md",
-        "title": "work-assistant",
+        "title": "Work assistant",  # the note's `# Work assistant`, not its slug
         "role": "Engineering assistant for Maya at Heatwise",
         "budget": 6000,
         "aliases": ["Work assistant", "heatwise-assistant"],
@@ -67,10 +67,27 @@ def test_load_json(indexed: list[str]) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     data = json.loads(result.stdout)
-    assert (data["slug"], data["budget"], data["used"]) == ("work-assistant", 6000, 5518)
+    assert (data["slug"], data["title"], data["budget"], data["used"]) == (
+        "work-assistant",
+        "Work assistant",
+        6000,
+        5518,
+    )
     assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 4105}
     assert [p["kind"] for p in data["parts"]] == ["persona", "facts"] + ["working_set"] * 7
+    assert data["parts"][0] == {
+        "kind": "persona",
+        "path": "personas/work-assistant.md",
+        "title": "Work assistant",
+        "heading": None,
+        "chars": len(data["parts"][0]["text"]),
+        "text": data["parts"][0]["text"],
+    }
     assert data["left_out"] == []
+    # `--json`, as every read command takes it, is the same as `--format json`
+    same = run(*indexed, "persona", "load", "Work assistant", "--json")
+    assert same.returncode == 0, same.stderr
+    assert json.loads(same.stdout) == data
 
 
 def test_load_over_budget_says_so(indexed: list[str]) -> None:
@@ -115,7 +132,7 @@ def test_new_creates_indexes_and_loads(tmp_path: Path) -> None:
         "created personas/reviewer.md",
         "indexed; fill in its sections, then `vaultmem persona load reviewer`",
     ]
-    listed = json.loads(run(*vault, "persona", "list", "--json").stdout)
+    listed = json.loads(run(*vault, "persona", "list", "--json").stdout)["personas"]
     assert [p["slug"] for p in listed] == ["health-coach", "reviewer", "work-assistant"]
     loaded = run(*vault, "persona", "load", "reviewer")
     assert loaded.returncode == 0, loaded.stderr

@@ -330,8 +330,9 @@ def test_an_unknown_spec_lists_the_valid_forms(spec: str) -> None:
     with pytest.raises(UsageError) as caught:
         make_embedder(spec)
     assert str(caught.value) == (
-        f"unknown embedder {spec!r}: use one of wordllama (the bundled model, default), ollama,"
-        " ollama:<model>, openai:<model>, sentence-transformers:<name or path>"
+        f"unknown embedder {spec!r}: use one of wordllama (the bundled model, default),"
+        " minilm (all-MiniLM-L6-v2 from a model package), ollama, ollama:<model>,"
+        " openai:<model>, sentence-transformers:<name or path>"
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault
+from vaultmem import dialect
 from vaultmem.config import Config, load_config
 from vaultmem.errors import ConfigError, NoteNotFound, UsageError, VaultmemError
 from vaultmem.persona import (
@@ -17,6 +18,7 @@ from vaultmem.persona import (
     PersonaContext,
     PersonaExists,
     PersonaInfo,
+    find_persona,
     list_personas,
     load_persona,
     new_persona,
@@ -53,7 +55,7 @@ def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
         PersonaInfo(
             slug="health-coach",
             path="personas/health-coach.md",
-            title="health-coach",
+            title="Health coach",  # the note's `# Health coach`
             role="Running and nutrition coach for Maya",
             budget=4000,
             aliases=("Health coach", "coach"),
@@ -61,7 +63,7 @@ def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
         PersonaInfo(
             slug="work-assistant",
             path=WORK,
-            title="work-assistant",
+            title="Work assistant",
             role="Engineering assistant for Maya at Heatwise",
             budget=6000,
             aliases=("Work assistant", "heatwise-assistant"),
@@ -207,24 +209,26 @@ def test_loading_is_byte_stable(sample_vault: Vault, tmp_path: Path) -> None:
     other.reindex(full=True)
     again = load_persona(other, "work-assistant")
     assert again.to_markdown() == first.to_markdown()
-    assert again.to_json() == first.to_json()
+    assert again == first
 
 
-def test_to_json(sample_vault: Vault) -> None:
-    data = load_persona(sample_vault, "work-assistant", budget=2500).to_json()
+def test_as_json(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant", budget=2500)
+    data = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), True)
     assert data["slug"] == "work-assistant" and data["budget"] == 2500 and data["used"] == 2486
     assert data["over_budget"] is False
     assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 1073}
-    assert data["left_out"] == WORK_SET[2:]
-    parts = data["parts"]
-    assert isinstance(parts, list)
-    assert parts[1] == {
+    assert [n["path"] for n in data["left_out"]] == WORK_SET[2:]
+    assert data["parts"][1] == {
         "kind": "facts",
-        "source": WORK,
+        "path": WORK,
+        "title": "Work assistant",
         "heading": None,
         "chars": 52,
         "text": "- role:: Engineering assistant for Maya at Heatwise\n",
     }
+    without = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), False)
+    assert [set(p) for p in without["parts"]] == [set(p) - {"text"} for p in data["parts"]]
 
 
 # --------------------------------------------------------------------------- errors
@@ -380,6 +384,23 @@ def test_budget_from_front_matter_and_default(make_vault: MakeVault) -> None:
     assert budgets == {"odd": DEFAULT_BUDGET, "plain": DEFAULT_BUDGET, "tester": 3000}
     assert load_persona(vault, "plain").budget == DEFAULT_BUDGET
     assert load_persona(vault, "plain").to_markdown() == "# Plain\n\n## Persona facts\n- role:: r\n"
+
+
+def test_a_persona_is_titled_by_its_first_heading_when_level_one(make_vault: MakeVault) -> None:
+    vault = _vault(
+        make_vault,
+        {
+            "personas/plain.md": "---\ntype: persona\n---\n# Plain Helper\n\n# Second\n",
+            "personas/nameless.md": "---\ntype: persona\n---\nNo heading first.\n# Late\n",
+            "personas/deep.md": "---\ntype: persona\n---\n## Only a subheading\n",
+        },
+    )
+    titles = {p.slug: p.title for p in list_personas(vault)}
+    assert {k: titles[k] for k in ("plain", "nameless", "deep")} == {
+        "plain": "Plain Helper",
+        "nameless": "Late",
+        "deep": "deep",
+    }
 
 
 def test_a_symlink_swapped_in_after_indexing_is_never_read(

@@ -13,7 +13,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -468,15 +468,18 @@ def _code_span_around(line: str, start: int, at: int) -> int | None:
 
 @dataclass
 class _Line:
-    """One source line of an inline token, rebuilt two ways for the scanners."""
+    """One source line of an inline token, rebuilt three ways for the scanners."""
 
     number: int
     raw: list[str]  # text and link markup, code and math replaced: what fields read
     masked: list[str]  # link markup replaced too: what the tag scanner reads
+    # raw with code and math as written, offset for offset: what task and field values show
+    shown: list[str] = field(default_factory=list)
 
-    def add(self, raw: str, masked: str | None = None) -> None:
+    def add(self, raw: str, masked: str | None = None, shown: str | None = None) -> None:
         self.raw.append(raw)
         self.masked.append(raw if masked is None else masked)
+        self.shown.append(raw if shown is None else shown)
 
 
 @dataclass
@@ -561,12 +564,22 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
         elif kind == "text_special":  # an escape such as \# or an entity
             cur.add(tok.content, _PLACEHOLDER)
         elif kind in ("code_inline", "math_inline", "math_inline_double", "html_inline"):
-            cur.add(_PLACEHOLDER)
+            # hidden from the scanners, but a task or field value shows it (`make test`)
+            written = _written_inline(tok).replace("\n", " ")
+            cur.add(_PLACEHOLDER * len(written), shown=written)
             newlines = tok.content.count("\n")
             for _ in range(newlines):
                 lines.append(_Line(lines[-1].number + 1, [], []))
         # emphasis and strikethrough open/close tokens carry no text
     return lines, links
+
+
+def _written_inline(tok: Token) -> str:
+    """Inline code, math or HTML as written (near enough: code's padding spaces are lost)."""
+    if tok.type == "html_inline":
+        return tok.content
+    pad = " " if tok.content.startswith("`") or tok.content.endswith("`") else ""
+    return f"{tok.markup}{pad}{tok.content}{pad}{tok.markup}"
 
 
 def _tags_in(text: str) -> Iterable[str]:
@@ -576,17 +589,20 @@ def _tags_in(text: str) -> Iterable[str]:
             yield tag
 
 
-def _fields_in(line: str) -> list[tuple[str, str, int, int]]:
-    """(key, value, value_start, value_end) for every inline field on a rebuilt line."""
-    found: list[tuple[str, str, int, int]] = []
-    for regex in (_BRACKET_FIELD_RE, _PAREN_FIELD_RE):
-        for m in regex.finditer(line):
-            found.append((m.group(1).strip(), m.group(2).strip(), m.start(2), m.end(2)))
-    if not found:
+def _fields_in(line: str, shown: str) -> list[tuple[str, str, int, int]]:
+    """(key, value, value_start, value_end) for every inline field on a rebuilt line.
+
+    Fields are found in `line` (code masked) and their values read from `shown` (code kept).
+    """
+    matches = [m for regex in (_BRACKET_FIELD_RE, _PAREN_FIELD_RE) for m in regex.finditer(line)]
+    if not matches:
         full = _FULL_FIELD_RE.match(line)
         if full and not line.lstrip().startswith(("[", "(")):
-            found.append((full.group(1).strip(), full.group(2).strip(), full.start(2), full.end(2)))
-    return found
+            matches = [full]
+    return [
+        (m.group(1).strip(), shown[m.start(2) : m.end(2)].strip(), m.start(2), m.end(2))
+        for m in matches
+    ]
 
 
 # --------------------------------------------------------------------------- the note
@@ -601,7 +617,10 @@ class _Collected:
     blocks: list[BlockId]
 
 
-def _task_from(status: str, text: str, line: int, fields: list[tuple[str, str]]) -> Task:
+def _task_from(
+    status: str, text: str, shown: str, line: int, fields: list[tuple[str, str]]
+) -> Task:
+    """A task from its text with code masked (`text`, searched for emoji) and as written."""
     values = {k.lower(): v for k, v in fields}
     due = values.get("due")
     if due is None and (m := _DUE_EMOJI_RE.search(text)):
@@ -612,7 +631,7 @@ def _task_from(status: str, text: str, line: int, fields: list[tuple[str, str]])
     priority = values.get("priority")
     if priority is None:
         priority = next((p for emoji, p in _PRIORITY_EMOJI.items() if emoji in text), None)
-    return Task(line=line, status=status, text=text.strip(), due=due, priority=priority, done=done)
+    return Task(line=line, status=status, text=shown.strip(), due=due, priority=priority, done=done)
 
 
 def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str]]:
@@ -641,7 +660,7 @@ def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str
             if is_heading:
                 continue
             raw = "".join(line.raw)
-            for key, value, start, end in _fields_in(raw):
+            for key, value, start, end in _fields_in(raw, "".join(line.shown)):
                 out.fields.append(Field(key=key, value=value, line=line.number))
                 field_spans.append((line.number, start, end, key))
         for p in pending:
@@ -662,10 +681,13 @@ def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str
         if m := _BLOCK_ID_RE.search(last):
             out.blocks.append(BlockId(m.group(1), lines[-1].number))
         if in_list_item:
-            first = "".join(lines[0].raw)
+            first, shown = "".join(lines[0].raw), "".join(lines[0].shown)
             if m := _TASK_RE.match(first):
-                task_fields = [(k, v) for k, v, _, _ in _fields_in(first)]
-                out.tasks.append(_task_from(m.group(1), m.group(2), lines[0].number, task_fields))
+                task_fields = [(k, v) for k, v, _, _ in _fields_in(first, shown)]
+                text, shown_text = m.group(2), shown[m.start(2) :]
+                out.tasks.append(
+                    _task_from(m.group(1), text, shown_text, lines[0].number, task_fields)
+                )
     return headings
 
 

@@ -116,28 +116,6 @@ class PersonaContext:
         """What an agent pastes into its prompt."""
         return "".join(block for _, block in _rendered(self.parts))
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "slug": self.slug,
-            "path": self.path,
-            "role": self.role,
-            "budget": self.budget,
-            "used": self.used,
-            "over_budget": self.over_budget,
-            "usage": self.usage(),
-            "left_out": list(self.left_out),
-            "parts": [
-                {
-                    "kind": p.kind,
-                    "source": p.source,
-                    "heading": p.heading,
-                    "chars": p.chars,
-                    "text": p.text,
-                }
-                for p in self.parts
-            ],
-        }
-
 
 def _part_block(part: ContextPart, first_of_kind: bool) -> str:
     """A part as it reads in the markdown, with the headings that frame it."""
@@ -175,13 +153,21 @@ def list_personas(vault: Vault) -> tuple[PersonaInfo, ...]:
             PersonaInfo(
                 slug=title,
                 path=path,
-                title=title,
+                title=_display_title(vault, path, title),
                 role=" ".join(role.split()) if isinstance(role, str) else "",
                 budget=_budget(fm.get("budget")),
                 aliases=tuple(json.loads(aliases_json)),
             )
         )
     return tuple(sorted(out, key=lambda p: (p.slug.casefold(), p.slug)))
+
+
+def _display_title(vault: Vault, path: str, slug: str) -> str:
+    """A persona's name for people: its note's first heading when that is a `# Heading`."""
+    headings = store.heading_ranges(vault.conn, path)
+    if headings and headings[0][0] == 1:
+        return headings[0][1]
+    return slug
 
 
 def _is_persona(fm: dict[str, object]) -> bool:
@@ -344,7 +330,7 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
     packer.seen_lines.update(n for n in (_norm(x) for x in body) if _worth_dedup(n))
     meta = store.note_facts(conn, [info.path]).get(info.path)
     fm: dict[str, object] = json.loads(meta[1]) if meta else {}
-    entity = _entity(fm, info.title)
+    entity = _entity(fm, info.slug)  # the file name, as links name it
     for key, value, _line, source in store.fields_of(conn, [info.path])[info.path]:
         if source == "inline":  # in the body, said already
             packer.seen_facts.add(_fact_key(entity, key, _strip_block_id(value)))

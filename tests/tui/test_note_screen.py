@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Label
 
-from tests.tui.conftest import settle, type_text
+from tests.tui.conftest import settle, type_text, wait_until
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.search import SearchScreen
@@ -161,9 +161,15 @@ async def test_obsidian_and_editor_keys(app: VaultmemApp) -> None:
         app.open_note(COP)
         await settle(pilot)
         await pilot.press("o")
-        await pilot.pause()
-        messages = [str(n.message) for n in app._notifications]
-        assert "obsidian://open?vault=sample-vault&file=work%2FHeat%20pump%20COP%20math" in messages
+        url = "obsidian://open?vault=sample-vault&file=work%2FHeat%20pump%20COP%20math"
+        await wait_until(
+            pilot,
+            lambda: url in [str(n.message) for n in app._notifications],
+            "the Obsidian link is shown",
+        )
         await pilot.press("e")  # the test driver cannot hand the terminal over: says so
-        await pilot.pause()
-        assert any("editor" in str(n.message) for n in app._notifications)
+        await wait_until(
+            pilot,
+            lambda: any("editor" in str(n.message) for n in app._notifications),
+            "the editor notice is shown",
+        )
