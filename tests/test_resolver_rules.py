@@ -55,13 +55,8 @@ def describe_link(src: str, link: OutLink) -> str:
 
 
 # Cases the code gets wrong today, by title: strict, so each fails loudly once it is fixed.
-KNOWN_BUGS = {
-    "a composed link finds a decomposed file name": (
-        "scan.py folds each path to NFC and then reads the note at that path, which does not"
-        " exist on a file system that keeps the decomposed name (Linux): the note is silently"
-        " left out of the index (no warning, nothing in doctor's skipped list)"
-    ),
-}
+# (None now: the decomposed file name was fixed with issue 15's scan, tests/hostile/.)
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", fixture_params("resolver", KNOWN_BUGS))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,15 +25,47 @@ exclude = []
 # Markdown files larger than this many megabytes are skipped (and listed by `vaultmem doctor`).
 max_file_mb = 10
 
+# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
+# (Above the tables below: a key written after a [table] line belongs to that table.)
+# personas_folder = "personas"
+
+# Bounds on the work one note's front matter can cause. A note over a bound is still indexed,
+# with a warning that `vaultmem doctor` lists, instead of slowing or stopping the reindex.
+# A changed limit applies to notes as they change; `vaultmem reindex --full` applies it to all.
+[limits]
+front_matter_kb = 256  # larger front matter is indexed as text, not read as YAML
+properties = 1000  # front matter properties kept per note
+yaml_values = 20000  # values per note's front matter, YAML aliases expanded ("billion laughs")
+yaml_depth = 50  # nesting of lists and mappings in front matter
+
 # For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
 # target starts with a URL prefix point into a vault folder, and a link to a folder means its
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
 [links]
 url_prefixes = {}
-
-# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
-# personas_folder = "personas"
 """
+
+
+@dataclass(frozen=True)
+class FrontMatterLimits:
+    """Bounds on the work one note's front matter may cause (the `[limits]` table)."""
+
+    front_matter_kb: float = 256.0
+    properties: int = 1000
+    yaml_values: int = 20_000
+    yaml_depth: int = 50
+
+    @property
+    def front_matter_chars(self) -> int:
+        return int(self.front_matter_kb * 1024)
+
+
+_LIMIT_KEYS = {
+    "front_matter_kb": "kilobytes of front matter read as YAML",
+    "properties": "front matter properties kept per note",
+    "yaml_values": "values per note's front matter, aliases expanded",
+    "yaml_depth": "nesting depth of front matter values",
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +76,7 @@ class Config:
     embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
     personas_folder: str = "personas"
+    limits: FrontMatterLimits = FrontMatterLimits()
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -66,7 +100,7 @@ def load_config(vault: Path) -> Config:
     if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
         raise ConfigError(f"{path}: `exclude` must be a list of glob patterns")
     max_mb = data.pop("max_file_mb", 10)
-    if not isinstance(max_mb, int | float) or max_mb <= 0:
+    if isinstance(max_mb, bool) or not isinstance(max_mb, int | float) or not 0 < max_mb < math.inf:
         raise ConfigError(f"{path}: `max_file_mb` must be a positive number")
     links = data.pop("links", {})
     prefixes = links.get("url_prefixes", {}) if isinstance(links, dict) else None
@@ -84,6 +118,7 @@ def load_config(vault: Path) -> Config:
         raise ConfigError(
             f'{path}: `personas_folder` must be a folder inside the vault, such as "personas"'
         )
+    limits = _limits(path, data.pop("limits", {}))
     return Config(
         exclude=tuple(exclude),
         max_file_mb=float(max_mb),
@@ -91,8 +126,31 @@ def load_config(vault: Path) -> Config:
         embedder=embedder,
         llm=llm,
         personas_folder=personas_folder.strip().strip("/"),
+        limits=limits,
         extra=data,
     )
+
+
+def _limits(path: Path, table: object) -> FrontMatterLimits:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `limits` must be a table such as [limits]")
+    unknown = sorted(set(table) - set(_LIMIT_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key `limits.{unknown[0]}`; known: {', '.join(_LIMIT_KEYS)}"
+        )
+    for key, value in table.items():
+        whole = key != "front_matter_kb"
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int if whole else int | float)
+            or not 0 < value < math.inf  # also refuses nan
+        ):
+            kind = "a positive whole number" if whole else "a positive number"
+            raise ConfigError(f"{path}: `limits.{key}` ({_LIMIT_KEYS[key]}) must be {kind}")
+    if "front_matter_kb" in table:
+        table = {**table, "front_matter_kb": float(table["front_matter_kb"])}
+    return FrontMatterLimits(**table)
 
 
 def _safe_folder(folder: str) -> bool:
