@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,14 +25,28 @@ exclude = []
 # Markdown files larger than this many megabytes are skipped (and listed by `vaultmem doctor`).
 max_file_mb = 10
 
+# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
+# personas_folder = "personas"
+
+# Where the index lives (default: .vaultmem/index.db in the vault). For a vault kept in a sync
+# service, keep it outside the synced folder; `~` is your home, a relative path is from the vault.
+# index = "~/.cache/vaultmem/notes.db"
+
+# Tables come last (every key after a [table] line belongs to it).
 # For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
 # target starts with a URL prefix point into a vault folder, and a link to a folder means its
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
 [links]
 url_prefixes = {}
+"""
 
-# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
-# personas_folder = "personas"
+# `.vaultmem/.gitignore`: a vault kept in Git shares its settings, never the derived index.
+GITIGNORE = """\
+# vaultmem: the index is derived from the notes (`vaultmem reindex` rebuilds it); keep it out
+# of Git. The settings in config.toml are worth sharing.
+*
+!.gitignore
+!config.toml
 """
 
 
@@ -43,11 +58,18 @@ class Config:
     embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
     personas_folder: str = "personas"
+    index: str | None = None  # where the index lives, as written (see index_path)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    def index_path(self, vault: Path) -> Path:
+        """The index file: `index` (`~` expanded, relative to the vault), else the default."""
+        if self.index is None:
+            return vault / ".vaultmem" / "index.db"
+        return (vault / Path(self.index).expanduser()).resolve()
 
 
 def config_path(vault: Path) -> Path:
@@ -84,6 +106,12 @@ def load_config(vault: Path) -> Config:
         raise ConfigError(
             f'{path}: `personas_folder` must be a folder inside the vault, such as "personas"'
         )
+    index = data.pop("index", None)
+    if index is not None and not _index_outside_notes(vault, index):
+        raise ConfigError(
+            f'{path}: `index` must be a file path outside the notes, such as "~/.cache/vaultmem/'
+            'notes.db" (or inside a dot-folder of the vault)'
+        )
     return Config(
         exclude=tuple(exclude),
         max_file_mb=float(max_mb),
@@ -91,8 +119,21 @@ def load_config(vault: Path) -> Config:
         embedder=embedder,
         llm=llm,
         personas_folder=personas_folder.strip().strip("/"),
-        extra=data,
+        index=index,
+        extra=data | {f"links.{k}": v for k, v in links.items() if k != "url_prefixes"},
     )
+
+
+def _index_outside_notes(vault: Path, index: object) -> bool:
+    """Whether `index` names a file that is not indexed as a note or attachment itself."""
+    if not isinstance(index, str) or not index.strip() or "\x00" in index:
+        return False
+    file = (vault / Path(index).expanduser()).resolve()
+    try:
+        inside = file.relative_to(vault.resolve())
+    except ValueError:
+        return True
+    return len(inside.parts) > 1 and any(part.startswith(".") for part in inside.parts[:-1])
 
 
 def _safe_folder(folder: str) -> bool:
@@ -102,3 +143,27 @@ def _safe_folder(folder: str) -> bool:
         return False
     cleaned = cleaned.rstrip("/")
     return not cleaned or all(p and not p.startswith(".") for p in cleaned.split("/"))
+
+
+# Every key the config reads ([table] keys as `table.key`), for the unknown-key warning.
+KNOWN_KEYS = (
+    "exclude",
+    "max_file_mb",
+    "embedder",
+    "llm",
+    "personas_folder",
+    "index",
+    "links",
+    "links.url_prefixes",
+)
+
+
+def unknown_key_warnings(config: Config) -> tuple[str, ...]:
+    """A sentence per key the config has but nothing reads (a typo, most often), naming the
+    closest known key."""
+    out = []
+    for key in config.extra:
+        close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
+        hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
+        out.append(f"unknown key `{key}` in .vaultmem/config.toml is ignored{hint}")
+    return tuple(out)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from pathlib import Path
 
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option, progress_bar
+from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, progress_bar
+from vaultmem.config import config_path
 from vaultmem.indexer import ReindexReport
 
 
@@ -20,13 +22,35 @@ def register_commands(cli: click.Group) -> None:
 @click.command()
 @click.pass_obj
 def init(obj: Ctx) -> None:
-    """Make the vault a vaultmem vault (.vaultmem/config.toml) and build its index."""
-    vault = obj.vault
+    """Make a folder of markdown notes a vault: settings, then the index.
+
+    The folder is --vault PATH, else the current folder: any folder of .md files will do (it
+    needs no .obsidian). Writes .vaultmem/config.toml (never over one) and
+    .vaultmem/.gitignore, builds the index (words, links, vectors) and says where it is.
+    Run `vaultmem reindex` after edits, or keep `vaultmem watch` running.
+    """
+    vault = obj.vault_to_be()
+    config = config_path(vault.root)
     created = vault.init()
-    click.echo(("created " if created else "kept ") + str(vault.root / ".vaultmem" / "config.toml"))
+    click.echo(("created " if created else "kept ") + f"{config} (settings; every key optional)")
     with progress_bar() as progress:
         report = vault.reindex(progress=progress)
-    click.echo(report.summary())
+    if report.embeddings.notice:
+        click.echo(f"note: {report.embeddings.notice}", err=True)
+    size = vault.index_path.stat().st_size if vault.index_path.exists() else 0
+    click.echo(f"indexed {report.summary()}")
+    click.echo(f"index: {vault.index_path} ({human_bytes(size)}; derived: safe to delete)")
+    if report.notes == 0:
+        click.echo(
+            f"no notes (.md files) in {vault.root} yet: add some, then run `vaultmem reindex`",
+            err=True,
+        )
+        return
+    where = "" if vault.root == Path.cwd().resolve() else f"--vault {vault.root} "
+    click.echo(
+        f"next: `vaultmem {where}search WORDS`, `vaultmem {where}tui` (the terminal app), "
+        f"`vaultmem {where}mcp` (for AI agents)"
+    )
 
 
 @click.command("reindex")
