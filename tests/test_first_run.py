@@ -190,7 +190,9 @@ def test_every_variable_and_key_is_documented() -> None:
     for name in [*variables, "VISUAL", "EDITOR", "NO_COLOR", "_VAULTMEM_COMPLETE"]:
         assert f"`{name}`" in doc, f"{name} is not in docs/configuration.md"
     for key in KNOWN_KEYS:
-        assert f"`{key.rsplit('.', 1)[-1]}`" in doc, f"config key {key} is not documented"
+        table, _, name = key.rpartition(".")
+        shown = f"`[{table}]` `{name}`" if table else f"`{key}`"
+        assert shown in doc or f"`[{key}]`" in doc, f"config key {key} is not documented"
 
 
 def test_help_readme_and_docs_start_the_same_way() -> None:
