@@ -402,7 +402,8 @@ class Vault:
     # ---- finding notes
 
     def find_note(self, ref: str) -> str:
-        """A note's path from a path, title or alias (case-insensitive)."""
+        """A note's path from a path, title or alias, or an attachment's from its file name
+        (case-insensitive)."""
         ref = ref.strip()
         if not ref:
             raise UsageError("empty note name")
@@ -421,6 +422,11 @@ class Vault:
             rows = conn.execute(
                 "SELECT n.path FROM aliases a JOIN notes n ON n.id = a.note_id"
                 " WHERE lower(a.alias) = ?",
+                (fold(ref),),
+            ).fetchall()
+        if not rows:  # an attachment by its file name ("Engelbart.jpg")
+            rows = conn.execute(
+                "SELECT path FROM notes WHERE folded_title = ? AND kind = 'attachment'",
                 (fold(ref),),
             ).fetchall()
         paths = sorted({r[0] for r in rows}, key=lambda p: (len(p), p))
