@@ -206,3 +206,6 @@ def test_help_readme_and_docs_start_the_same_way() -> None:
     assert commands[0] == "init"
     for command in ("search", "mcp"):
         assert command in commands and f"vaultmem {command}" in help_text
+    walkthrough = (ROOT / "docs" / "walkthrough.md").read_text(encoding="utf-8")
+    steps = re.findall(r"`vaultmem (\w+)", walkthrough.split("## 2.", 1)[1])
+    assert steps[0] == "init"
