@@ -544,7 +544,7 @@ async def test_a_new_persona_note_is_listed_without_a_restart(served: tuple[Vaul
 # --------------------------------------------------------------------------- freshness
 
 
-def _wait_for(condition: Any, timeout: float = 10.0) -> None:
+def _wait_for(condition: Any, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

@@ -42,7 +42,7 @@ class Terminal:
 
     def tmux(self, *args: str, check: bool = True) -> str:
         done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=60
         )
         if check and done.returncode != 0:
             raise AssertionError(
