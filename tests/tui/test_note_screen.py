@@ -209,3 +209,6 @@ async def test_callouts_block_ids_and_inline_code_read_as_in_obsidian(vault_dir:
         assert "[!tip]" not in view.text() and "^b15695" not in view.text()
         assert "[[Not a link]]" in view.text()  # inline code stays as written
         assert "note:Not" not in view.source and "(note:Miso%20Soup)" in view.source
+        screen = app.screen
+        assert isinstance(screen, NoteScreen)
+        await wait_until(pilot, lambda: screen.info is not None, "its links are read")

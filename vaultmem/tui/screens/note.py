@@ -212,8 +212,8 @@ class NoteScreen(Screen[None]):
         self._first_paint.set()
 
     def show_info(self, path: str, info: NoteInfo) -> None:
-        if path != self.path:
-            return
+        if path != self.path or not self.query("#note-title"):
+            return  # another note since, or the app is closing (its widgets are gone)
         self.info = info
         meta = [info.title]
         if info.date:
