@@ -21,6 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import ROOT, SAMPLE_VAULT, write_files
+from tests.test_server import TOOLS
 
 VAULTMEM = Path(sys.executable).parent / "vaultmem"  # what `which vaultmem` prints
 pytestmark = pytest.mark.skipif(
@@ -163,16 +164,8 @@ async def test_5_connect_an_mcp_client(folders: dict[str, Path], home: Path) -> 
     with open(home / "mcp-stderr.log", "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            assert tools == {
-                "search",
-                "read_note",
-                "backlinks",
-                "find_connections",
-                "neighbors",
-                "knowledge_gaps",
-                "list_personas",
-                "persona_context",
-            }
+            assert tools == TOOLS  # as the README lists them
+            assert all(f"`{tool}`" in readme for tool in TOOLS)
             answer = await client.call_tool("search", {"query": "heat pump"})
             assert not answer.is_error and answer.structured_content is not None
             by_cli = json.loads(
