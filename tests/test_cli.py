@@ -25,7 +25,7 @@ def run(
         capture_output=True,
         text=True,
         env=full_env,
-        timeout=60,
+        timeout=300,  # a deadline, not a wait: generous for a loaded machine
     )
 
 
@@ -129,9 +129,7 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
             "context": "more [[Alpha#Alpha]]",
         }
     ]
-    assert info["sections"] == [
-        {"heading": "Alpha", "level": 1, "start_line": 5, "end_line": 6}
-    ]
+    assert info["sections"] == [{"heading": "Alpha", "level": 1, "start_line": 5, "end_line": 6}]
 
     result = run(*base, "backlinks", "alpha")
     assert result.stdout.strip() == "sub/Beta.md:5  more [[Alpha#Alpha]]"

@@ -90,12 +90,30 @@ def test_load_json(indexed: list[str]) -> None:
     assert json.loads(same.stdout) == data
 
 
-def test_load_over_budget_says_so(indexed: list[str]) -> None:
+def test_load_below_the_persona_notes_size_is_refused_with_the_size_needed(
+    indexed: list[str],
+) -> None:
     result = run(*indexed, "persona", "load", "health-coach", "--budget", "100")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: a budget of 100 characters is below the persona note's own 1,108 "
+        "(personas/health-coach.md, never cut): give at least 1,108, or shorten the note\n"
+    )
+    assert result.stdout == ""
+    enough = run(*indexed, "persona", "load", "health-coach", "--budget", "1108")
+    assert enough.returncode == 0, enough.stderr
+    assert enough.stderr.startswith("health-coach: 1,108 of 1,108 chars: persona note 1,108")
+
+
+def test_load_over_its_own_budget_says_so(indexed: list[str]) -> None:
+    """The budget in the persona's front matter is the persona's to set: loading still works,
+    and says the note alone is over it."""
+    note = Path(indexed[1]) / "personas" / "health-coach.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("budget: 4000", "budget: 100"))
+    assert run(*indexed, "reindex", "--no-embed").returncode == 0
+    result = run(*indexed, "persona", "load", "health-coach")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (SAMPLE_VAULT / "personas/health-coach.md").read_text(
-        encoding="utf-8"
-    ).split("\n---\n", 1)[1].lstrip("\n")
+    assert result.stdout == note.read_text(encoding="utf-8").split("\n---\n", 1)[1].lstrip("\n")
     assert "the persona note alone is 1,108 chars, over the budget" in result.stderr
 
 
@@ -106,6 +124,7 @@ def test_load_over_budget_says_so(indexed: list[str]) -> None:
         (["load", "../personas/work-assistant"], 2, "is not a persona name"),
         (["load", "/etc/passwd"], 2, "is not a persona name"),
         (["load", "work-assistant", "--budget", "-5"], 2, "--budget"),
+        (["load", "work-assistant", "--budget", "0"], 2, "--budget"),
         (["load", "work-assistant", "--format", "yaml"], 2, "--format"),
         (["new", "work-assistant", "--role", "x"], 2, "never overwrites"),
         (["new", "../evil", "--role", "x"], 2, "cannot be a persona slug"),

@@ -63,6 +63,8 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["what happened yesterday", "--limit", "3"],
         ["-", "--mode", "keyword"],  # batch: one object per line
     ],
+    "get": [["Maya Chen"], ["Tariff Optimizer#my plan"]],
+    "watch": [["--count", "1"]],  # the first refresh, the catch-up, then it stops
     "show": [["Maya Chen"], ["Tariff Optimizer"], ["work/Meeting notes.md"]],
     "backlinks": [["Priya"]],
     "stats": [[]],
@@ -73,13 +75,16 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["Maya", "Miso Soup", "--max-depth", "1", "--relation", "links_to", "--directed"],
         ["Maya", "M. Chen"],
     ],
-    "graph neighbors": [["Tariff Optimizer", "--depth", "2"]],
+    "graph neighbors": [
+        ["Tariff Optimizer", "--depth", "2"],
+        ["Heatwise Gateway", "--attachments"],
+    ],
     "graph clusters": [[], ["--min-size", "1"]],
     "graph cycles": [[]],
     "graph fragile": [[]],
     "gaps": [[], ["--limit", "0"]],
     "persona list": [[]],
-    "persona load": [["work-assistant"], ["health-coach", "--budget", "100"]],
+    "persona load": [["work-assistant"], ["health-coach", "--budget", "1200"]],
 }
 # Commands that print no JSON, and why.
 NO_JSON = {
@@ -99,7 +104,10 @@ TOOL_CALLS: dict[str, list[dict[str, Any]]] = {
         {"start": "Gift Ideas", "end": "Maya"},
         {"start": "Maya", "end": "Load Forecasting", "relations": ["links_to"]},
     ],
-    "neighbors": [{"ref": "Tariff Optimizer", "depth": 2}],
+    "neighbors": [
+        {"ref": "Tariff Optimizer", "depth": 2},
+        {"ref": "Heatwise Gateway", "attachments": True},
+    ],
     "knowledge_gaps": [{"limit": 3}],
     "list_personas": [{}],
     "persona_context": [{"slug": "work-assistant", "budget": 1500}],

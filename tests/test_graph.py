@@ -294,6 +294,24 @@ def test_paths_walk_wanted_notes_and_attachments(mixed: nx.DiGraph) -> None:
     ]
 
 
+def test_neighbors_without_attachments_neither_list_nor_walk_them(mixed: nx.DiGraph) -> None:
+    assert neighbors(mixed, "work/Plan.md", depth=2) == [
+        ("img/map.png", 1),
+        ("wanted:ideas", 1),
+        ("work/Budget.md", 1),
+        ("home/Trip.md", 2),  # through the map both embed
+    ]
+    assert neighbors(mixed, "work/Plan.md", depth=2, attachments=False) == [
+        ("wanted:ideas", 1),
+        ("work/Budget.md", 1),
+    ]
+    # an attachment at the centre still has its notes around it
+    assert neighbors(mixed, "img/map.png", attachments=False) == [
+        ("home/Trip.md", 1),
+        ("work/Plan.md", 1),
+    ]
+
+
 def test_a_connection_names_its_steps(mixed: nx.DiGraph) -> None:
     found = connect(mixed, "work/Budget.md", "wanted:ideas", relations=["depends_on", "links_to"])
     plan, budget = mixed.nodes["work/Plan.md"], mixed.nodes["work/Budget.md"]

@@ -13,6 +13,7 @@ from vaultmem.config import Config, load_config
 from vaultmem.errors import ConfigError, NoteNotFound, UsageError, VaultmemError
 from vaultmem.persona import (
     DEFAULT_BUDGET,
+    GUIDANCE,
     SECTIONS,
     ContextPart,
     PersonaContext,
@@ -154,13 +155,34 @@ def test_a_cut_falls_between_lines(sample_vault: Vault) -> None:
     assert context.left_out == tuple(WORK_SET[1:])
 
 
-def test_budget_smaller_than_the_persona_note(sample_vault: Vault) -> None:
-    context = load_persona(sample_vault, "work-assistant", budget=500)
+def test_a_budget_asked_below_the_persona_notes_size_is_refused(sample_vault: Vault) -> None:
+    for budget in (0, 500, 1342):
+        with pytest.raises(UsageError) as info:
+            load_persona(sample_vault, "work-assistant", budget=budget)
+        assert str(info.value) == (
+            f"a budget of {budget:,} characters is below the persona note's own 1,343 "
+            f"({WORK}, never cut): give at least 1,343, or shorten the note"
+        )
+    context = load_persona(sample_vault, "work-assistant", budget=1343)
     assert sources(context) == [("persona", WORK)]
-    assert context.parts[0].text == body_of(SAMPLE_VAULT / WORK)  # never cut
-    assert context.used == 1343 and context.over_budget
-    assert context.left_out == (WORK, *WORK_SET)  # the persona's facts, then every note
-    assert load_persona(sample_vault, "work-assistant", budget=0).parts == context.parts
+    assert context.used == 1343 and not context.over_budget
+
+
+def test_its_own_budget_smaller_than_the_persona_note(make_vault: MakeVault) -> None:
+    """The front matter's budget is the persona's own: loading works, never cutting the note."""
+    body = "# Helper\n\nA long enough note to be over its own budget. See [[Work]].\n"
+    vault = make_vault(
+        {
+            "personas/helper.md": f"---\ntype: persona\nrole: x\nbudget: 20\n---\n{body}",
+            "Work.md": "# Work\nThings to do.\n",
+        }
+    )
+    vault.reindex(embed=False)
+    context = load_persona(vault, "helper")
+    assert sources(context) == [("persona", "personas/helper.md")]
+    assert context.parts[0].text == body  # never cut
+    assert context.used == len(body) and context.over_budget
+    assert context.left_out == ("personas/helper.md", "Work.md")  # its facts, then the note
 
 
 def test_the_budget_is_never_exceeded_and_lines_stay_whole(sample_vault: Vault) -> None:
@@ -439,9 +461,12 @@ def test_new_persona_writes_the_template_and_indexes_as_a_persona(make_vault: Ma
         '---\ntype: persona\nrole: "Running coach: calm, practical"\nbudget: 5000\n---\n'
         "# Coach 2\n\nRunning coach: calm, practical.\n"
     )
-    for section in SECTIONS:
-        assert f"\n## {section}\n" in text
+    for section in SECTIONS:  # each with a line of guidance, hidden in Obsidian's reading view
+        assert f"\n## {section}\n\n%% {GUIDANCE[section]} Delete this line. %%\n" in text
+    assert all(len(line) < 200 for line in GUIDANCE.values())
     vault.reindex(embed=False)
+    info_of_note = vault.show("personas/coach-2.md")
+    assert info_of_note.links == ()  # the guidance's example [[Project]] is not a link
     (info,) = list_personas(vault)
     assert (info.slug, info.role, info.budget) == (
         "coach-2",

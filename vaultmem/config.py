@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import tomllib
 from dataclasses import dataclass, field
@@ -26,9 +27,13 @@ exclude = []
 max_file_mb = 10
 
 # The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
-# (Above the tables below: a key written after a [table] line belongs to that table.)
 # personas_folder = "personas"
 
+# Where the index lives (default: .vaultmem/index.db in the vault). For a vault kept in a sync
+# service, keep it outside the synced folder; `~` is your home, a relative path is from the vault.
+# index = "~/.cache/vaultmem/notes.db"
+
+# Tables come last (every key after a [table] line belongs to it).
 # Bounds on the work one note's front matter can cause. A note over a bound is still indexed,
 # with a warning that `vaultmem doctor` lists, instead of slowing or stopping the reindex.
 # A changed limit applies to notes as they change; `vaultmem reindex --full` applies it to all.
@@ -43,6 +48,15 @@ yaml_depth = 50  # nesting of lists and mappings in front matter
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
 [links]
 url_prefixes = {}
+"""
+
+# `.vaultmem/.gitignore`: a vault kept in Git shares its settings, never the derived index.
+GITIGNORE = """\
+# vaultmem: the index is derived from the notes (`vaultmem reindex` rebuilds it); keep it out
+# of Git. The settings in config.toml are worth sharing.
+*
+!.gitignore
+!config.toml
 """
 
 
@@ -77,11 +91,18 @@ class Config:
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
     personas_folder: str = "personas"
     limits: FrontMatterLimits = FrontMatterLimits()
+    index: str | None = None  # where the index lives, as written (see index_path)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    def index_path(self, vault: Path) -> Path:
+        """The index file: `index` (`~` expanded, relative to the vault), else the default."""
+        if self.index is None:
+            return vault / ".vaultmem" / "index.db"
+        return (vault / Path(self.index).expanduser()).resolve()
 
 
 def config_path(vault: Path) -> Path:
@@ -119,6 +140,12 @@ def load_config(vault: Path) -> Config:
             f'{path}: `personas_folder` must be a folder inside the vault, such as "personas"'
         )
     limits = _limits(path, data.pop("limits", {}))
+    index = data.pop("index", None)
+    if index is not None and not _index_outside_notes(vault, index):
+        raise ConfigError(
+            f'{path}: `index` must be a file path outside the notes, such as "~/.cache/vaultmem/'
+            'notes.db" (or inside a dot-folder of the vault)'
+        )
     return Config(
         exclude=tuple(exclude),
         max_file_mb=float(max_mb),
@@ -127,8 +154,21 @@ def load_config(vault: Path) -> Config:
         llm=llm,
         personas_folder=personas_folder.strip().strip("/"),
         limits=limits,
-        extra=data,
+        index=index,
+        extra=data | {f"links.{k}": v for k, v in links.items() if k != "url_prefixes"},
     )
+
+
+def _index_outside_notes(vault: Path, index: object) -> bool:
+    """Whether `index` names a file that is not indexed as a note or attachment itself."""
+    if not isinstance(index, str) or not index.strip() or "\x00" in index:
+        return False
+    file = (vault / Path(index).expanduser()).resolve()
+    try:
+        inside = file.relative_to(vault.resolve())
+    except ValueError:
+        return True
+    return len(inside.parts) > 1 and any(part.startswith(".") for part in inside.parts[:-1])
 
 
 def _limits(path: Path, table: object) -> FrontMatterLimits:
@@ -160,3 +200,29 @@ def _safe_folder(folder: str) -> bool:
         return False
     cleaned = cleaned.rstrip("/")
     return not cleaned or all(p and not p.startswith(".") for p in cleaned.split("/"))
+
+
+# Every key the config reads ([table] keys as `table.key`), for the unknown-key warning.
+KNOWN_KEYS = (
+    "exclude",
+    "max_file_mb",
+    "embedder",
+    "llm",
+    "personas_folder",
+    "index",
+    "links",
+    "links.url_prefixes",
+    "limits",
+    *(f"limits.{key}" for key in _LIMIT_KEYS),
+)
+
+
+def unknown_key_warnings(config: Config) -> tuple[str, ...]:
+    """A sentence per key the config has but nothing reads (a typo, most often), naming the
+    closest known key."""
+    out = []
+    for key in config.extra:
+        close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
+        hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
+        out.append(f"unknown key `{key}` in .vaultmem/config.toml is ignored{hint}")
+    return tuple(out)

@@ -124,6 +124,18 @@ def route(query: str, today: dt.date) -> DateRoute | None:
     return None
 
 
+def since_day(text: str, today: dt.date) -> dt.date | None:
+    """The first day a `--since` value names: YYYY-MM-DD, or the words queries take
+    ("yesterday", "last week", "3 days ago", "Feb 8"); None when it is anything else."""
+    found = route(" ".join(text.split()), today)
+    if found is None or found.rest:  # other words beside the date: not a day
+        return None
+    return found.start
+
+
+SINCE_HELP = "a day as YYYY-MM-DD, or words such as 'yesterday', 'last week', '3 days ago', 'Feb 8'"
+
+
 def _date(year: int, month: int, day: int) -> dt.date | None:
     try:
         return dt.date(year, month, day)

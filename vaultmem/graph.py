@@ -261,21 +261,26 @@ def _no_path(G: nx.DiGraph, start: str, end: str, max_depth: int) -> NoPath:
     )
 
 
-def neighbors(G: nx.DiGraph, node: str, depth: int = 1) -> list[tuple[str, int]]:
+def neighbors(
+    G: nx.DiGraph, node: str, depth: int = 1, attachments: bool = True
+) -> list[tuple[str, int]]:
     """Nodes within `depth` links of `node`, either direction, as (id, distance): nearest first.
 
-    Ties sort by id; `node` itself is left out. An unknown id raises KeyError(id).
+    Ties sort by id; `node` itself is left out. Without `attachments`, attachments are neither
+    listed nor walked through (an icon embedded by a hundred notes would make them all
+    neighbours). An unknown id raises KeyError(id).
     """
     _require(G, node)
     seen = {node}
     frontier = [node]
     found: list[tuple[str, int]] = []
+    kinds = G.nodes.data("kind")
     for distance in range(1, depth + 1):
         reached = {
             other
             for current in frontier
             for other in (*G.succ[current], *G.pred[current])
-            if other not in seen
+            if other not in seen and (attachments or kinds[other] != "attachment")
         }
         if not reached:
             break

@@ -17,7 +17,7 @@ import networkx as nx
 
 from vaultmem import graph as link_graph
 from vaultmem import store
-from vaultmem.config import CONFIG_TEMPLATE, Config, config_path, load_config
+from vaultmem.config import CONFIG_TEMPLATE, GITIGNORE, Config, config_path, load_config
 from vaultmem.errors import NoteNotFound, UsageError, VaultmemError, VaultNotFound
 from vaultmem.indexer import Progress, ReindexReport, reindex
 from vaultmem.parser import split_front_matter
@@ -285,8 +285,8 @@ class Vault:
         if not root.is_dir():
             raise VaultNotFound(f"vault path {root} is not a folder")
         self.root = root
-        self.index_path = index_path or root / ".vaultmem" / "index.db"
         self.config: Config = config if config is not None else load_config(root)
+        self.index_path = index_path or self.config.index_path(root)
         self.embedder_spec: str | None = None  # set by front-ends from --embedder
         self.llm_spec: str | None = None
         self._embedder: Embedder | None = None
@@ -303,15 +303,18 @@ class Vault:
     # ---- lifecycle
 
     def init(self) -> bool:
-        """Write a default config (never overwriting one); True when it was created."""
+        """Write a default config (never overwriting one); True when it was created. Also
+        `.vaultmem/.gitignore`, so Git keeps the config and never the derived index."""
         path = config_path(self.root)
-        if path.exists():
-            return False
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".toml.tmp")
-        tmp.write_text(CONFIG_TEMPLATE, encoding="utf-8")
-        os.replace(tmp, path)
-        return True
+        created = False
+        for file, text in ((path, CONFIG_TEMPLATE), (path.parent / ".gitignore", GITIGNORE)):
+            if not file.exists():
+                tmp = file.with_name(file.name + ".tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, file)
+                created = created or file == path
+        return created
 
     def reindex(
         self,
@@ -399,7 +402,8 @@ class Vault:
     # ---- finding notes
 
     def find_note(self, ref: str) -> str:
-        """A note's path from a path, title or alias (case-insensitive)."""
+        """A note's path from a path, title or alias, or an attachment's from its file name
+        (case-insensitive)."""
         ref = ref.strip()
         if not ref:
             raise UsageError("empty note name")
@@ -418,6 +422,11 @@ class Vault:
             rows = conn.execute(
                 "SELECT n.path FROM aliases a JOIN notes n ON n.id = a.note_id"
                 " WHERE lower(a.alias) = ?",
+                (fold(ref),),
+            ).fetchall()
+        if not rows:  # an attachment by its file name ("Engelbart.jpg")
+            rows = conn.execute(
+                "SELECT path FROM notes WHERE folded_title = ? AND kind = 'attachment'",
                 (fold(ref),),
             ).fetchall()
         paths = sorted({r[0] for r in rows}, key=lambda p: (len(p), p))

@@ -11,6 +11,7 @@ from textual.widgets import Button, Input
 from tests.tui.conftest import run_command, settle, type_text, wait_until
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.browse import BrowseScreen
+from vaultmem.tui.screens.keys import KeysScreen
 from vaultmem.tui.screens.no_index import NoIndexScreen
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.search import SearchScreen
@@ -132,9 +133,9 @@ async def test_command_palette_lists_actions_and_notes(app: VaultmemApp) -> None
 async def test_help_shows_the_keys(app: VaultmemApp) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f1")
-        await wait_until(pilot, lambda: app.screen.query("HelpPanel"), "the help panel shows")
-        await pilot.press("f1")
-        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"), "the help panel hides")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen), "the keys show")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), "the keys hide")
 
 
 async def test_small_terminal_40x12_without_a_crash(app: VaultmemApp) -> None:
@@ -150,6 +151,7 @@ async def test_small_terminal_40x12_without_a_crash(app: VaultmemApp) -> None:
         assert isinstance(app.screen, NoteScreen)
         await pilot.press("l", "enter")  # the links pane shows when it has the focus
         await settle(pilot)
+        assert app.screen.query_one("#note-body").display  # the followed note shows its text
         await pilot.press("f3")
         await settle(pilot)
         assert isinstance(app.screen, BrowseScreen)
@@ -171,6 +173,10 @@ async def test_every_screen_is_a_key_away(app: VaultmemApp) -> None:
         await pilot.press("f2")
         await settle(pilot)
         assert isinstance(app.screen, SearchScreen)
-        await pilot.press("tab", "g")  # letters work where no text field has the focus
+        await pilot.press("tab", "g")  # on the search screen, a letter goes to the search box
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.query_one("#query", Input).value == "g"
+        await pilot.press("f3", "g")  # letters work where no text can be typed
         await settle(pilot)
         assert isinstance(app.screen, GapsScreen)

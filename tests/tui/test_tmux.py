@@ -42,7 +42,7 @@ class Terminal:
 
     def tmux(self, *args: str, check: bool = True) -> str:
         done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=60
         )
         if check and done.returncode != 0:
             raise AssertionError(
@@ -103,3 +103,26 @@ def test_search_open_a_note_and_quit_in_tmux(terminal: Terminal) -> None:
     shown = terminal.wait_for(EXITED)  # the app quit, and its exit status is on the screen
     assert f"{EXITED} 0" in shown
     assert "^f Filters" not in shown and "Shakshuka" not in shown
+
+
+@pytest.mark.parametrize("words", ["templates", "zebra crossing", "quick switcher"])
+def test_typing_after_escape_from_a_note_lands_in_the_search_box_in_tmux(
+    terminal: Terminal, words: str
+) -> None:
+    """As in the report: open a note from the hits, escape, type a new query at once."""
+    terminal.wait_for("Search the vault")
+    terminal.send("shakshuka")
+    terminal.wait_for("personal/recipes/Shakshuka.md")
+    terminal.send("Down")  # into the hits: the list has the focus
+    terminal.send("Enter")
+    terminal.wait_for("Shakshuka  ·", "Links (", "Backlinks (")
+    terminal.send("Escape")
+    terminal.wait_for("^f Filters")
+    terminal.send("-l", words)  # literally, as typed
+    shown = terminal.wait_for(words, "^f Filters")
+    first_line = next(line for line in shown.splitlines() if line.strip())
+    assert words in first_line  # the search box, top of the screen, holds the words
+    assert "shakshuka" not in first_line  # the selected query was typed over
+    assert "Folders" not in shown and "Orphans" not in shown and "from" not in first_line
+    terminal.send("C-q")
+    assert f"{EXITED} 0" in terminal.wait_for(EXITED)

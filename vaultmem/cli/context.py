@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 
 import click
 
+from vaultmem.config import unknown_key_warnings
+from vaultmem.errors import UsageError
 from vaultmem.indexer import Progress
 from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, Vault, locate_vault
 
@@ -32,12 +34,32 @@ class Ctx:
     @property
     def vault(self) -> Vault:
         if self._vault is None:
-            root = locate_vault(self.vault_arg)
-            index = Path(self.index_arg).expanduser().resolve() if self.index_arg else None
-            self._vault = Vault(root, index)
-            self._vault.embedder_spec = self.embedder
-            self._vault.llm_spec = self.llm
+            self._vault = self._open(locate_vault(self.vault_arg))
         return self._vault
+
+    def vault_to_be(self) -> Vault:
+        """The vault `init` makes: the one given, else the current folder (which needs no
+        .obsidian: any folder of markdown notes will do), but never a whole home or disk."""
+        if self.vault_arg:
+            return self.vault
+        here = Path.cwd().resolve()
+        if here in (Path.home().resolve(), Path(here.anchor)):
+            raise UsageError(
+                f"{here} is your whole {'home folder' if here != Path(here.anchor) else 'disk'}: "
+                "run `vaultmem init` inside the folder that holds your notes, or pass "
+                f"--vault {here} if you really mean all of it"
+            )
+        self._vault = self._open(here)
+        return self._vault
+
+    def _open(self, root: Path) -> Vault:
+        index = Path(self.index_arg).expanduser().resolve() if self.index_arg else None
+        vault = Vault(root, index)
+        vault.embedder_spec = self.embedder
+        vault.llm_spec = self.llm
+        for warning in unknown_key_warnings(vault.config):
+            click.echo(f"warning: {warning}", err=True)
+        return vault
 
 
 def json_option(what: str) -> Callable[[F], F]:
@@ -67,6 +89,18 @@ def highlight(snippet: str) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
+
+
+def human_bytes(size: int) -> str:
+    """A size as a person reads it: 812 bytes, 4.2 KB, 17.3 MB (powers of 1024)."""
+    if size < 1024:
+        return plural(size, "byte")
+    value = float(size)
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1024
+        if value < 1024 or unit == "TB":
+            break
+    return f"{value:.1f} {unit}"
 
 
 @contextmanager

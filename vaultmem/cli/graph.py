@@ -82,14 +82,21 @@ def path_cmd(
 @graph_group.command("neighbors")
 @click.argument("note")
 @click.option("--depth", type=click.IntRange(1, 10), default=1, show_default=True)
+@click.option(
+    "--attachments", is_flag=True, help="List attachments (images, PDFs…) and walk through them."
+)
 @json_option("the neighbourhood")
 @click.pass_obj
-def neighbors_cmd(obj: Ctx, note: str, depth: int, as_json: bool) -> None:
-    """The notes around NOTE, nearest first."""
+def neighbors_cmd(obj: Ctx, note: str, depth: int, attachments: bool, as_json: bool) -> None:
+    """The notes around NOTE (linked to or from it), nearest first.
+
+    Attachments are left out unless --attachments is given. NOTE may be an attachment
+    (`graph neighbors diagram.png` lists the notes embedding it).
+    """
     vault = obj.vault
     G = vault.graph()
     center = vault.node(note)
-    found = link_graph.neighbors(G, center, depth=depth)
+    found = link_graph.neighbors(G, center, depth=depth, attachments=attachments)
     if as_json:
         emit_json(dialect.neighbors(G, center, depth, found, None))
         return
@@ -127,8 +134,10 @@ def cycles_cmd(obj: Ctx, as_json: bool) -> None:
         return
     if not found:
         click.echo("no cycles", err=True)
-    for cycle in found:
-        click.echo(f"{len(cycle)} notes: " + ", ".join(cycle))
+    for number, cycle in enumerate(found, start=1):
+        click.echo(click.style(f"cycle {number}: {plural(len(cycle), 'note')}", bold=True))
+        for member in cycle:
+            click.echo(f"  {member}")
 
 
 @graph_group.command("fragile")

@@ -10,6 +10,7 @@ import click
 
 from vaultmem import dialect
 from vaultmem.cli.context import Ctx, emit_json, highlight, json_option
+from vaultmem.dates import SINCE_HELP, since_day
 from vaultmem.search import MODES, Mode
 from vaultmem.vault import NoteInfo, SearchResult
 
@@ -17,7 +18,7 @@ Format = Literal["text", "json", "openclaw"]
 
 
 def register_commands(cli: click.Group) -> None:
-    for command in (search, show, backlinks):
+    for command in (search, get, show, backlinks):
         cli.add_command(command)
 
 
@@ -62,9 +63,9 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
 @click.option("--path", "path_prefix", metavar="PREFIX", help="Only notes under this folder.")
 @click.option(
     "--since",
-    type=click.DateTime(formats=["%Y-%m-%d"]),
-    metavar="YYYY-MM-DD",
-    help="Only notes dated (or changed) on or after this day.",
+    "since_text",
+    metavar="DAY",
+    help=f"Only notes dated (or changed) on or after this day: {SINCE_HELP}.",
 )
 @click.option("--hyde", is_flag=True, help="Also search by a passage a text model (--llm) writes.")
 @click.option("--explain", is_flag=True, help="Show what each signal added to each hit's score.")
@@ -88,7 +89,7 @@ def search(
     mode: Mode,
     tag: str | None,
     path_prefix: str | None,
-    since: dt.datetime | None,
+    since_text: str | None,
     hyde: bool,
     explain: bool,
     fmt: Format,
@@ -104,6 +105,15 @@ def search(
         if fmt not in ("text", "json"):
             raise click.UsageError(f"--json and --format {fmt} contradict each other")
         fmt = "json"
+    if not query.strip():
+        raise click.UsageError(
+            'empty query: give the words to look for (vaultmem search "heat pump")'
+        )
+    since = None
+    if since_text is not None:
+        since = since_day(since_text, dt.date.today())
+        if since is None:
+            raise click.BadParameter(f"{since_text!r}: give {SINCE_HELP}", param_hint="--since")
     vault = obj.vault
     queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else iter([query])
     told: set[str] = set()
@@ -116,7 +126,7 @@ def search(
             mode=mode,
             tag=tag,
             path=path_prefix,
-            since=since.date() if since else None,
+            since=since,
             hyde=hyde,
         )
         for notice in result.notices:
@@ -166,6 +176,27 @@ def _print_note(info: NoteInfo) -> None:
         click.echo("\ntasks:")
         for t in info.tasks:
             click.echo(f"  {t.line:>4}  [{t.status}] {t.text}")
+
+
+@click.command()
+@click.argument("ref", metavar="NOTE[#HEADING]")
+@json_option("where the text came from, its headings and the text")
+@click.pass_obj
+def get(obj: Ctx, ref: str, as_json: bool) -> None:
+    """Print a note as written, or one section of it: NOTE#Heading.
+
+    NOTE is a vault path, a title or an alias; the heading is matched as Obsidian matches
+    [[Note#Heading]] (case and punctuation aside; `Plan#Risks` is Risks under Plan). The text
+    is read from disk, front matter included for a whole note.
+    """
+    name, _, heading = ref.partition("#")
+    if not name.strip():
+        raise click.UsageError(f"{ref!r} names no note: write NOTE or NOTE#Heading")
+    text = obj.vault.read_note(name, heading or None)
+    if as_json:
+        emit_json(dialect.note_body(text))
+    else:
+        click.echo(text.text)
 
 
 @click.command()

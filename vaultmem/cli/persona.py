@@ -53,9 +53,10 @@ def list_cmd(obj: Ctx, as_json: bool) -> None:
 @click.argument("slug")
 @click.option(
     "--budget",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=1),
     metavar="CHARS",
-    help="Characters of context to load (default: the persona's `budget`, else 5000).",
+    help="Characters of context to load (default: the persona's `budget`, else 5000); "
+    "at least the persona note's own size.",
 )
 @click.option(
     "--format",
@@ -112,7 +113,8 @@ def new_cmd(obj: Ctx, slug: str, role: str) -> None:
     """Create personas/SLUG.md from the template (never overwriting a file).
 
     The new note has `type: persona`, the role, a budget of 5000 and the recommended sections
-    (Critical Context, Preferences, Active Projects, Key Facts, Decisions Made). When the vault
+    (Critical Context, Preferences, Active Projects, Key Facts, Decisions Made), each with a
+    line saying what goes there (a %% comment %% to delete once filled in). When the vault
     has an index, the note is indexed right away (text only; vectors come with the next
     `vaultmem reindex`).
     """

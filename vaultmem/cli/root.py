@@ -34,7 +34,10 @@ COMMAND_MODULES = (index, notes, graph, gaps, persona, apps)
     "--index",
     "index",
     metavar="PATH",
-    help="Where the index lives (default: VAULT/.vaultmem/index.db); use it for a read-only vault.",
+    envvar="VAULTMEM_INDEX",
+    show_envvar=True,
+    help="Where the index lives (default: the config's `index`, else VAULT/.vaultmem/index.db); "
+    "for a read-only vault, or one in a sync service.",
 )
 @click.option(
     "--embedder",
@@ -60,9 +63,15 @@ def cli(
     embedder: str | None,
     llm: str | None,
 ) -> None:
-    """vaultmem: your markdown vault as fast, searchable, graph-aware memory.
+    """vaultmem: your markdown notes as fast, searchable, graph-aware memory.
 
-    Start with `vaultmem --vault PATH reindex`, then `vaultmem search WORDS`.
+    \b
+    Start inside the folder that holds your notes (any folder of .md files):
+      vaultmem init             settings and the index (once; `reindex` after edits)
+      vaultmem search WORDS     search by words and meaning
+      vaultmem                  the terminal app
+      vaultmem mcp              serve the notes to AI agents (MCP)
+    Elsewhere, name the folder: `vaultmem --vault PATH COMMAND`.
     """
     ctx.obj = Ctx(vault, index, embedder, llm)
     if ctx.invoked_subcommand is None:
@@ -90,7 +99,7 @@ for _module in COMMAND_MODULES:
 def main() -> None:
     """The console script: click's own errors, then VaultmemError, each with its exit code."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(prog_name="vaultmem", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

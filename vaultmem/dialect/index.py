@@ -6,7 +6,9 @@ import datetime as dt
 
 from typing_extensions import TypedDict
 
+from vaultmem.dialect.refs import NoteRef, notes
 from vaultmem.indexer import ReindexReport
+from vaultmem.live import Refresh
 from vaultmem.model import title_of
 from vaultmem.vault import DoctorReport, LinkProblem, Stats
 
@@ -53,6 +55,28 @@ def reindex(report: ReindexReport) -> ReindexOut:
             "seconds": e.seconds,
             "notice": e.notice,
         },
+    }
+
+
+class RefreshOut(TypedDict):
+    """One refresh of `vaultmem watch --json` (one object per line)."""
+
+    reindexed_at: str  # ISO 8601, UTC
+    notes: int  # notes in the index after it
+    new: list[NoteRef]
+    edited: list[NoteRef]
+    gone: list[NoteRef]  # dropped from the index (deleted, moved, excluded)
+    reindex: ReindexOut  # the reindex that did it
+
+
+def refresh(r: Refresh) -> RefreshOut:
+    return {
+        "reindexed_at": timestamp(r.at) or "",
+        "notes": r.notes,
+        "new": notes(r.new),
+        "edited": notes(r.edited),
+        "gone": notes(r.gone),
+        "reindex": reindex(r.report),
     }
 
 

@@ -255,3 +255,14 @@ def note_text(
         "truncated": truncated,
         "headings": list(text.headings[:max_headings]),
     }
+
+
+class NoteBodyOut(NoteTextOut):
+    """`vaultmem get --json`: where the text came from, and the text itself (on the CLI)."""
+
+    text: str
+
+
+def note_body(text: NoteText) -> NoteBodyOut:
+    where = note_text(text, text.end_line, len(text.text), False, len(text.headings))
+    return {**where, "text": text.text}

@@ -57,12 +57,17 @@ def tools(runner: Runner) -> list[Tool]:
             int, Field(ge=1, le=3, description="How many links away to look (1: direct links).")
         ] = 1,
         limit: Limit = 50,
+        attachments: Annotated[
+            bool,
+            Field(description="Also list attachments (images, PDFs…) and walk through them."),
+        ] = False,
     ) -> Annotated[CallToolResult, dialect.NeighborsOut]:
         """The notes linked to or from a note (either direction), nearest first.
 
-        kind is 'note', 'attachment', or 'wanted' (linked to but not written yet: no path).
+        kind is 'note', 'attachment' (only with attachments: true), or 'wanted' (linked to
+        but not written yet: no path).
         """
-        return await runner.answer(_neighbors, runner.vault, ref, depth, limit)
+        return await runner.answer(_neighbors, runner.vault, ref, depth, limit, attachments)
 
     async def knowledge_gaps(
         limit: Annotated[
@@ -99,10 +104,10 @@ def _find_connections(
     return structured(dialect.connection(found))
 
 
-def _neighbors(vault: Vault, ref: str, depth: int, limit: int) -> CallToolResult:
+def _neighbors(vault: Vault, ref: str, depth: int, limit: int, attachments: bool) -> CallToolResult:
     G = vault.graph()
     center = vault.node(ref)
-    found = link_graph.neighbors(G, center, depth=depth)
+    found = link_graph.neighbors(G, center, depth=depth, attachments=attachments)
     return structured(dialect.neighbors(G, center, depth, found, limit))
 
 

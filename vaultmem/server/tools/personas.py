@@ -40,8 +40,9 @@ def tools(runner: Runner) -> list[Tool]:
             Field(
                 ge=200,
                 le=200_000,
-                description="How many characters of context to load; omit for the persona's "
-                "own budget (its front matter, default 5000).",
+                description="How many characters of context to load, at least the persona "
+                "note's own size (never cut); omit for the persona's own budget (its front "
+                "matter, default 5000).",
             ),
         ] = None,
     ) -> Annotated[CallToolResult, dialect.PersonaContextOut]:

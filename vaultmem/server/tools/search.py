@@ -25,6 +25,7 @@ def tools(runner: Runner) -> list[Tool]:
             Field(
                 min_length=1,
                 max_length=2000,
+                pattern=r"\S",  # not only spaces: an empty query is a mistake, not a search
                 description="What to look for, in plain words or a question. Dates in it "
                 "('yesterday', 'last Monday', 'Feb 8', '2026-11-28') favour notes of that day.",
             ),

@@ -25,6 +25,7 @@ from vaultmem.gaps import (
     gaps_report,
     plan_alias_fixes,
 )
+from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
 from vaultmem.tui.widgets.diff_view import DiffView
 from vaultmem.tui.widgets.key_bar import KeyBar
 
@@ -95,6 +96,9 @@ class GapsScreen(Screen[None]):
         Binding("f", "fix_aliases", "Fix alias links"),
         Binding("right_square_bracket", "tab(1)", "Next tab"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab"),
+        BACK_TO_SEARCH,
+        *SWITCH_LETTERS,  # nothing is typed on this screen
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self, now: dt.datetime | None = None) -> None:

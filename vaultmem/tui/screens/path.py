@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from vaultmem import graph as link_graph
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.fuzzy import NameIndex
+from vaultmem.tui.screens.keys import BACK_TO_SEARCH
 from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.note_picker import NotePicker
 
@@ -64,6 +65,7 @@ class PathScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "swap", "Swap ends"),
         Binding("ctrl+l", "clear", "Clear"),
+        BACK_TO_SEARCH,  # once a picker's matches are closed
     ]
 
     def __init__(self) -> None:
