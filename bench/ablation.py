@@ -2,7 +2,9 @@
 
 Reuses bench/retrieval.py's vaults, indexes and scoring (run that once first); every variant
 runs the real vaultmem.search code path with a different ranking.Weights.
-Usage: python bench/ablation.py [--datasets locomo,scifact] [--limit-queries N]
+Usage: python bench/ablation.py [--datasets locomo,scifact,longmemeval] [--limit-queries N]
+                                [--only TEXT] [--variants NAME,...]
+--variants runs bench/_variants.py's experimental rankings (issue 13) instead of the weights.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import retrieval as rt
@@ -46,7 +49,12 @@ VARIANTS: list[tuple[str, ranking.Weights]] = [
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default="locomo,scifact")
+    parser.add_argument("--datasets", default="locomo,scifact,longmemeval")
+    parser.add_argument("--embedder", default=None,
+                        help="use bench/retrieval.py --embedder SPEC's vaults and model")
+    parser.add_argument("--tag", default="variants", help="JSON name with --variants")
+    parser.add_argument("--variants", default="",
+                        help="experimental rankings from bench/_variants.py, comma-separated")
     parser.add_argument("--limit-queries", type=int)
     parser.add_argument("--only", help="run only the variants whose label contains this")
     args = parser.parse_args()
@@ -54,34 +62,59 @@ def main() -> None:
 
     from vaultmem.vault import Vault
 
+    if args.embedder:
+        import os
+
+        import _models
+
+        _models.register()
+        os.environ["VAULTMEM_EMBEDDER"] = args.embedder
+
     out: dict[str, list[dict[str, object]]] = {}
     for name in args.datasets.split(","):
-        ds = rt.load_locomo(False) if name == "locomo" else rt.load_scifact()
+        ds = (rt.load_locomo(False) if name == "locomo" else rt.load_scifact()
+              if name == "scifact" else rt.load_longmemeval())
+        if args.embedder:
+            ds.name = f"{ds.name}-{rt.embedder_slug(args.embedder)}"
         base = rt.BENCH_DIR / ds.name
         vault = Vault(base / "vault", base / "index.db")
         vault.reindex()
         queries = rt.subsample(ds.queries, args.limit_queries)
         rows = []
+        recall = name != "scifact"  # LoCoMo and LongMemEval: session recall
         print(f"\n## {name}: {len(queries)} queries\n| variant | " + (
-            "R@5 | R@10 | MRR |" if name == "locomo" else "nDCG@10 | R@10 |") + " p50 ms |")
-        print("|---|---|---|---|---|" if name == "locomo" else "|---|---|---|---|")
-        for label, weights in VARIANTS:
+            "R@5 | R@10 | MRR |" if recall else "nDCG@10 | R@10 |") + " p50 ms |")
+        print("|---|---|---|---|---|" if recall else "|---|---|---|---|")
+        runs: list[tuple[str, Any]] = []
+        if args.variants:
+            import _variants
+
+            vault.warm(background=False)
+            for label in args.variants.split(","):
+                runs.append((label, _variants.VARIANTS[label](vault)))
+        else:
+            for label, weights in VARIANTS:
+                def run(text: str, weights: ranking.Weights = weights,
+                        vault: Vault = vault) -> list[tuple[str, str]]:
+                    hits = search.run(vault.conn, search.Query(text, 10, "hybrid",
+                                                               weights=weights), vault.embedder)
+                    return [(h.path, h.header) for h in hits.hits]
+                runs.append((label, run))
+        for label, run in runs:
             if args.only and args.only not in label:
                 continue
             scores, ms = [], []
             with threadpool_limits(limits=1):
                 for q in queries:
                     t = time.perf_counter()
-                    hits = search.run(vault.conn, search.Query(q.text, 10, "hybrid",
-                                                               weights=weights), vault.embedder)
+                    ranked = [p for p, _ in run(q.text)]
                     ms.append((time.perf_counter() - t) * 1000)
-                    ranked = [h.path for h in hits.hits]
-                    scores.append(rt.locomo_scores(ranked, q) if name == "locomo"
+                    scores.append(rt.locomo_scores(ranked, q) if recall
                                   else rt.scifact_scores(ranked, q, ranked))
             agg = rt.aggregate(scores)
             p50 = sorted(ms)[len(ms) // 2]
             rows.append({"variant": label, **agg, "p50_ms": p50})
-            if name == "locomo":
+            if recall:
                 print(f"| {label} | {agg['recall@5']:.3f} | {agg['recall@10']:.3f} | "
                       f"{agg['mrr']:.3f} | {p50:.1f} |", flush=True)
             else:
@@ -91,7 +124,9 @@ def main() -> None:
     if args.only or args.limit_queries:  # a partial run never replaces the full results
         print("(partial run: bench/results/ablation.json left as it was)")
         return
-    write_json("ablation.json", out)
+    name = "ablation" + (f"-{args.tag}" if args.variants else "") + (
+        f"-{rt.embedder_slug(args.embedder)}" if args.embedder else "")
+    write_json(f"{name}.json", out)
 
 
 if __name__ == "__main__":

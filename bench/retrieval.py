@@ -81,6 +81,7 @@ from _common import (
 
 LOCOMO_JSON = DATA / "memory" / "locomo" / "locomo10.json"
 SCIFACT_DIR = DATA / "ir" / "beir-scifact"
+LONGMEMEVAL_JSON = DATA / "memory" / "longmemeval" / "longmemeval_oracle.json"
 BENCH_DIR = WORK / "retrieval"
 
 TOP_K = 10  # basic-memory's top_k; also the nDCG cut-off
@@ -242,6 +243,10 @@ def split_note(text: str) -> str:
     return text[m.end():] if m else text
 
 
+def embedder_slug(spec: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", spec)
+
+
 def fts_or_query(text: str) -> str | None:
     words = list(dict.fromkeys(w.lower() for w in WORD_RE.findall(text)))
     return " OR ".join(f'"{w}"' for w in words) if words else None
@@ -363,6 +368,35 @@ def load_scifact() -> Dataset:
         die(f"SciFact: {len(qrels)} judged test queries but {len(queries)} found in "
             "queries.test.jsonl")
     return Dataset("scifact", notes, queries, {"abstracts": len(notes)})
+
+
+def load_longmemeval() -> Dataset:
+    """LongMemEval oracle, pooled: every evidence session of the 500 questions in one vault
+    (940 distinct sessions), each question scored against its own answer sessions."""
+    records = json.loads(require(LONGMEMEVAL_JSON, "LongMemEval").read_text(encoding="utf-8"))
+    notes: dict[str, str] = {}
+    path_of: dict[str, str] = {}
+    queries: list[Query] = []
+    for record in records:
+        for sid, session, when_raw in zip(record["haystack_session_ids"],
+                                          record["haystack_sessions"],
+                                          record["haystack_dates"], strict=True):
+            if sid in path_of:
+                continue
+            when = datetime.strptime(when_raw.split(" (")[0], "%Y/%m/%d")
+            rel = f"lme/{when:%Y-%m-%d} {sid}.md"
+            lines = ["---", f"date: {when:%Y-%m-%d}", f"session: {sid}", "---", ""]
+            for turn in session:
+                text = " ".join(str(turn.get("content", "")).split())
+                if text:
+                    lines.append(f"- **{str(turn.get('role', 'unknown')).title()}:** {text}")
+            notes[rel] = "\n".join(lines).rstrip() + "\n"
+            path_of[sid] = rel
+        relevant = {path_of[s]: 1 for s in record["answer_session_ids"] if s in path_of}
+        queries.append(Query(record["question_id"], str(record["question"]).strip(), relevant,
+                             None, {"bm_relevant": sorted(relevant),
+                                    "type": record["question_type"]}))
+    return Dataset("longmemeval", notes, queries, {"sessions": len(notes)})
 
 
 def subsample(queries: list[Query], n: int | None) -> list[Query]:
@@ -595,7 +629,7 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
         times["rrf"] = [a + b + fuse_ms for a, b in zip(times["fts5"], times["wordllama"],
                                                         strict=True)]
         deep_vm: list[list[str]] | None = None
-        if ds.name == "scifact":
+        if ds.name.startswith("scifact"):
             deep_vm, _ = timed(lambda s: vm(s, DEEP_K), queries)
 
     per_query: list[dict] = []
@@ -606,7 +640,7 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
             entry["category"] = q.category
         for r in RETRIEVERS:
             ranked = rankings[r][i]
-            if ds.name == "scifact":
+            if ds.name.startswith("scifact"):
                 deep = deep_vm[i] if (r == "vaultmem" and deep_vm) else ranked
                 s = scifact_scores(ranked[:TOP_K], q, deep)
             else:
@@ -628,6 +662,11 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
             summary[r]["by_category"] = by_cat
             summary[r]["categories_1_4"] = aggregate(
                 [s for s, q in zip(per_retriever[r], queries, strict=True) if q.category != 5])
+        if ds.name.startswith("longmemeval"):
+            types = sorted({q.meta["type"] for q in queries})
+            summary[r]["by_type"] = {
+                t: aggregate([s for s, q in zip(per_retriever[r], queries, strict=True)
+                              if q.meta["type"] == t]) for t in types}
     checks = check_expected(ds.name, summary, args.limit_queries is None)
     return {
         "dataset": ds.name, "vault": str(root), "index": str(index),
@@ -732,9 +771,32 @@ def print_scifact(res: dict) -> None:
               f"{lat['p50_ms']:.2f} | {lat['p95_ms']:.2f} |")
 
 
+def print_longmemeval(res: dict) -> None:
+    s, mode = res["summary"], res["vaultmem_mode"]
+    print(f"### {res['dataset']} (oracle, pooled): {res['notes']} session notes, "
+          f"{res['queries']} questions{' (subset)' if res['limit_queries'] else ''}\n")
+    print("| retriever | recall@5 | recall@10 | hit@5 | MRR | p50 ms |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in RETRIEVERS:
+        a, lat = s[r]["all"], s[r]["latency"]
+        print(f"| {label(r, mode)} | {a['recall@5']:.3f} | {a['recall@10']:.3f} | "
+              f"{a['hit@5']:.3f} | {a['mrr']:.3f} | {lat['p50_ms']:.2f} |")
+    print("\nrecall@5 by question type:\n")
+    types = list(s["vaultmem"]["by_type"])
+    print("| retriever | " + " | ".join(f"{t} ({s['vaultmem']['by_type'][t]['n']})"
+                                         for t in types) + " |")
+    print("|---|" + "---:|" * len(types))
+    for r in RETRIEVERS:
+        print(f"| {label(r, mode)} | " + " | ".join(
+            f"{s[r]['by_type'][t]['recall@5']:.3f}" for t in types) + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--datasets", default="locomo,scifact", help="comma-separated: locomo,scifact")
+    ap.add_argument("--datasets", default="locomo,scifact,longmemeval",
+                    help="comma-separated: locomo,scifact,longmemeval")
+    ap.add_argument("--embedder", default=None,
+                    help="vaultmem's embedder spec (default: its default); a vault per embedder")
     ap.add_argument("--mode", default=None,
                     help="passed to Vault.search(..., mode=MODE); omitted when not given")
     ap.add_argument("--limit-queries", type=int, default=None, metavar="N",
@@ -749,17 +811,25 @@ def main() -> None:
         os.environ.setdefault(var, "1")
     names = [d.strip() for d in args.datasets.split(",") if d.strip()]
     for n in names:
-        if n not in ("locomo", "scifact"):
-            die(f"unknown dataset {n!r} (use locomo and/or scifact)")
+        if n not in ("locomo", "scifact", "longmemeval"):
+            die(f"unknown dataset {n!r} (use locomo, scifact, longmemeval)")
     if args.limit_queries is not None and args.limit_queries < 1:
         die("--limit-queries must be at least 1")
 
     started = time.perf_counter()
     code = snapshot_code()
+    if args.embedder:
+        import _models
+
+        _models.register()  # bench-only embedders (e5-small) by spec
+        os.environ["VAULTMEM_EMBEDDER"] = args.embedder
     machine = machine_info()
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     for n in names:
-        ds = load_locomo(args.captions) if n == "locomo" else load_scifact()
+        ds = (load_locomo(args.captions) if n == "locomo" else load_scifact() if n == "scifact"
+              else load_longmemeval())
+        if args.embedder:  # a vault and index per embedder: an index holds one model's vectors
+            ds.name = f"{ds.name}-{embedder_slug(args.embedder)}"
         res, per_query = run_dataset(ds, args)
         suffix = (f"-{args.mode}" if args.mode else "") + (
             f"-q{args.limit_queries}" if args.limit_queries else "")
@@ -771,7 +841,8 @@ def main() -> None:
         res |= {"per_query_file": str(rows_path), "machine": machine, "code": code,
                 "when": time.strftime("%Y-%m-%d %H:%M:%S")}
         out = write_json(f"retrieval-{ds.name}{suffix}.json", res)
-        (print_scifact if n == "scifact" else print_locomo)(res)
+        (print_scifact if n == "scifact" else print_locomo if n == "locomo"
+         else print_longmemeval)(res)
         print(f"\n({res['seconds']:.1f}s; vaultmem index {res['vaultmem_index']['reindex_s']:.1f}s"
               f" for {res['vaultmem_index']['changed']} changed notes; "
               f"JSON: {out.relative_to(ROOT)})\n", flush=True)

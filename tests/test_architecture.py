@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+CLI = Path(__file__).resolve().parents[1] / "vaultmem" / "cli"
+CLI_MODULES = sorted(p.stem for p in CLI.glob("*.py") if p.stem != "__init__")
+
 HEADLESS = [
     "vaultmem.parser",
     "vaultmem.resolver",
@@ -24,7 +27,9 @@ HEADLESS = [
     "vaultmem.live",
     "vaultmem.persona",
     "vaultmem.gaps",
+    "vaultmem.dialect",
     "vaultmem.cli",
+    *(f"vaultmem.cli.{name}" for name in CLI_MODULES),
 ]
 
 
@@ -38,7 +43,7 @@ def test_module_does_not_import_textual(module: str) -> None:
 
 
 # The MCP SDK (and the web stack under it) loads only when `vaultmem mcp` runs.
-WITHOUT_MCP = [*HEADLESS, "vaultmem.cli_mcp", "vaultmem.live", "vaultmem.gaps"]
+WITHOUT_MCP = [*HEADLESS, "vaultmem.live", "vaultmem.gaps"]
 
 
 @pytest.mark.parametrize("module", WITHOUT_MCP)
@@ -292,3 +297,60 @@ def test_front_ends_write_files_only_through_the_core() -> None:
         for problem in file_writes(file.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+def _imports(file: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return names
+
+
+def test_command_modules_never_import_the_root() -> None:
+    """llm's `register_commands` shape: the root imports its command modules and they register
+    themselves on its group; none imports the root (or the package that re-exports it) back."""
+    assert {"root", "context", "notes"} <= set(CLI_MODULES)
+    cycles = [
+        f"{name}.py imports {imported}"
+        for name in CLI_MODULES
+        if name != "root"
+        for imported in _imports(CLI / f"{name}.py")
+        if imported in ("vaultmem.cli", "vaultmem.cli.root", "vaultmem.cli.cli")
+        or imported.startswith("vaultmem.cli.root.")
+    ]
+    assert cycles == []
+
+
+def test_every_command_module_registers_its_commands() -> None:
+    from vaultmem.cli import root
+
+    registered = {m.__name__.rsplit(".", 1)[-1] for m in root.COMMAND_MODULES}
+    assert registered == set(CLI_MODULES) - {"root", "context"}
+    owners = {cmd.callback.__module__ for cmd in root.cli.commands.values() if cmd.callback}
+    assert owners == {m.__name__ for m in root.COMMAND_MODULES}
+
+
+def test_only_the_server_package_imports_the_mcp_sdk() -> None:
+    package = Path(__file__).resolve().parents[1] / "vaultmem"
+    found = [
+        f"{file.relative_to(package)}: {name}"
+        for file in sorted(package.rglob("*.py"))
+        if "server" not in file.relative_to(package).parts
+        for name in _imports(file)
+        if name.split(".")[0] in ("mcp", "mcp_types")
+    ]
+    assert found == []
+
+
+def test_the_console_script_and_python_m_reach_the_cli_package() -> None:
+    from importlib.metadata import entry_points
+
+    import vaultmem.__main__
+    from vaultmem.cli import main
+
+    (script,) = entry_points(group="console_scripts", name="vaultmem")
+    assert script.value == "vaultmem.cli:main" and script.load() is main
+    assert vaultmem.__main__.main is main

@@ -93,15 +93,15 @@ def test_unreadable_file_is_skipped_with_reason(
     vault = make_vault({"secret.md": "x", "ok.md": "y"})
     target = vault.root / "secret.md"
     os.chmod(target, 0)
-    if os.access(target, os.R_OK):  # root reads anything: make the read fail as it would
-        real = Path.read_bytes
+    if os.access(target, os.R_OK):  # root reads anything: make the open fail as it would
+        real = os.open  # (tests/hostile/ reads such a file without root's override instead)
 
-        def read_bytes(self: Path) -> bytes:
-            if self == target:
+        def refuse(path: str, flags: int, *args: int, **kwargs: int) -> int:
+            if os.fspath(path) == str(target):
                 raise PermissionError(13, "Permission denied")
-            return real(self)
+            return real(path, flags, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "read_bytes", read_bytes)
+        monkeypatch.setattr(os, "open", refuse)
     vault.reindex()
     assert note_paths(vault) == {"ok.md"}
     assert dict(vault.doctor().skipped)["secret.md"] == "cannot read: Permission denied"

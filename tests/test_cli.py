@@ -25,7 +25,7 @@ def run(
         capture_output=True,
         text=True,
         env=full_env,
-        timeout=60,
+        timeout=300,  # a deadline, not a wait: generous for a loaded machine
     )
 
 
@@ -66,19 +66,42 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
     result = run("reindex", "--json", cwd=vault_dir)  # the current folder holds .obsidian
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert {k: summary[k] for k in ("notes", "changed", "removed", "links", "wanted")} == {
+    assert {k: summary[k] for k in ("notes", "changed", "removed", "links", "wanted_links")} == {
         "notes": 2,
         "changed": 2,
         "removed": 0,
         "links": 3,
-        "wanted": 1,
+        "wanted_links": 1,
     }
     assert isinstance(summary["seconds"], float)
 
-    result = run("--vault", str(vault_dir), "search", "solar panels", "--json", "--mode", "keyword")
+    base = ("--vault", str(vault_dir))
+    result = run(*base, "search", "solar panels", "--json", "--mode", "keyword")
     data = json.loads(result.stdout)
-    assert data["query"] == "solar panels"
+    assert (data["query"], data["mode"], data["notices"], data["dates"]) == (
+        "solar panels",
+        "keyword",
+        [],
+        None,
+    )
     (hit,) = data["results"]
+    assert hit == {
+        "path": "sub/Beta.md",
+        "title": "Beta",
+        "heading": "Beta",
+        "start_line": 1,
+        "end_line": 2,
+        "score": hit["score"],
+        "snippet": hit["snippet"],
+    }
+    assert "solar" in hit["snippet"] and "\x02" not in hit["snippet"]
+    assert json.loads(run(*base, "search", "solar panels", "--format", "json").stdout) == (
+        json.loads(run(*base, "search", "solar panels", "--json").stdout)
+    )
+
+    # The enhanced-memory / OpenClaw shape, for the agents that expect it.
+    result = run(*base, "search", "solar panels", "--format", "openclaw", "--mode", "keyword")
+    (hit,) = json.loads(result.stdout)["results"]
     assert set(hit) == {"path", "startLine", "endLine", "score", "snippet", "header"}
     assert (hit["path"], hit["startLine"], hit["endLine"], hit["header"]) == (
         "sub/Beta.md",
@@ -86,24 +109,40 @@ def test_reindex_search_show_backlinks_stats(vault_dir: Path) -> None:
         2,
         "Beta",
     )
-    assert "solar" in hit["snippet"] and "\x02" not in hit["snippet"]
+    both = run(*base, "search", "x", "--json", "--format", "openclaw")
+    assert both.returncode == 2 and "contradict" in both.stderr
 
-    result = run("--vault", str(vault_dir), "show", "first", "--json")  # by alias
+    result = run(*base, "show", "first", "--json")  # by alias
     info = json.loads(result.stdout)
     assert info["path"] == "Alpha.md" and info["tags"] == ["greek"]
-    assert [(x["target"], x["dst_path"], x["status"]) for x in info["links"]] == [
-        ("Beta", "sub/Beta.md", "resolved"),
+    assert [(x["target"], x["to"], x["status"]) for x in info["outgoing"]] == [
+        ("Beta", {"path": "sub/Beta.md", "title": "Beta"}, "resolved"),
         ("Gamma", None, "wanted"),
     ]
-    assert [(b["src_path"], b["line"], b["anchor"]) for b in info["backlinks"]] == [
-        ("sub/Beta.md", 5, "Alpha"),
+    assert info["backlinks"] == [
+        {
+            "path": "sub/Beta.md",
+            "title": "Beta",
+            "line": 5,
+            "relation": "links_to",
+            "anchor": "Alpha",
+            "context": "more [[Alpha#Alpha]]",
+        }
     ]
+    assert info["sections"] == [{"heading": "Alpha", "level": 1, "start_line": 5, "end_line": 6}]
 
-    result = run("--vault", str(vault_dir), "backlinks", "alpha")
+    result = run(*base, "backlinks", "alpha")
     assert result.stdout.strip() == "sub/Beta.md:5  more [[Alpha#Alpha]]"
+    assert json.loads(run(*base, "backlinks", "alpha", "--json").stdout) == {
+        "path": "Alpha.md",
+        "title": "Alpha",
+        "total": 1,
+        "backlinks": info["backlinks"],
+    }
 
-    stats = json.loads(run("--vault", str(vault_dir), "stats", "--json").stdout)
+    stats = json.loads(run(*base, "stats", "--json").stdout)
     assert (stats["notes"], stats["links"], stats["wanted_notes"]) == (2, 3, 1)
+    assert stats["last_reindex"].endswith("+00:00")  # ISO 8601, UTC
 
 
 def test_batch_search_from_stdin(vault_dir: Path) -> None:
@@ -158,7 +197,7 @@ def test_doctor_reports_and_exit_code(vault_dir: Path) -> None:
     result = run("--vault", str(vault_dir), "doctor", "--json")
     assert result.returncode == 0
     report = json.loads(result.stdout)
-    assert report["warnings"][0][0] == "broken.md"
+    assert report["parse_warnings"][0]["path"] == "broken.md"
     assert [(x["written"], x["fix"]) for x in report["alias_fixable"]] == [
         ("[[First]]", "[[Alpha|First]]")
     ]

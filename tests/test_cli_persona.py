@@ -36,10 +36,10 @@ def test_list(indexed: list[str]) -> None:
 def test_list_json(indexed: list[str]) -> None:
     result = run(*indexed, "persona", "list", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)[1] == {
+    assert json.loads(result.stdout)["personas"][1] == {
         "slug": "work-assistant",
         "path": "personas/work-assistant.md",
-        "title": "work-assistant",
+        "title": "Work assistant",  # the note's `# Work assistant`, not its slug
         "role": "Engineering assistant for Maya at Heatwise",
         "budget": 6000,
         "aliases": ["Work assistant", "heatwise-assistant"],
@@ -67,18 +67,53 @@ def test_load_json(indexed: list[str]) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     data = json.loads(result.stdout)
-    assert (data["slug"], data["budget"], data["used"]) == ("work-assistant", 6000, 5518)
+    assert (data["slug"], data["title"], data["budget"], data["used"]) == (
+        "work-assistant",
+        "Work assistant",
+        6000,
+        5518,
+    )
     assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 4105}
     assert [p["kind"] for p in data["parts"]] == ["persona", "facts"] + ["working_set"] * 7
+    assert data["parts"][0] == {
+        "kind": "persona",
+        "path": "personas/work-assistant.md",
+        "title": "Work assistant",
+        "heading": None,
+        "chars": len(data["parts"][0]["text"]),
+        "text": data["parts"][0]["text"],
+    }
     assert data["left_out"] == []
+    # `--json`, as every read command takes it, is the same as `--format json`
+    same = run(*indexed, "persona", "load", "Work assistant", "--json")
+    assert same.returncode == 0, same.stderr
+    assert json.loads(same.stdout) == data
 
 
-def test_load_over_budget_says_so(indexed: list[str]) -> None:
+def test_load_below_the_persona_notes_size_is_refused_with_the_size_needed(
+    indexed: list[str],
+) -> None:
     result = run(*indexed, "persona", "load", "health-coach", "--budget", "100")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: a budget of 100 characters is below the persona note's own 1,108 "
+        "(personas/health-coach.md, never cut): give at least 1,108, or shorten the note\n"
+    )
+    assert result.stdout == ""
+    enough = run(*indexed, "persona", "load", "health-coach", "--budget", "1108")
+    assert enough.returncode == 0, enough.stderr
+    assert enough.stderr.startswith("health-coach: 1,108 of 1,108 chars: persona note 1,108")
+
+
+def test_load_over_its_own_budget_says_so(indexed: list[str]) -> None:
+    """The budget in the persona's front matter is the persona's to set: loading still works,
+    and says the note alone is over it."""
+    note = Path(indexed[1]) / "personas" / "health-coach.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("budget: 4000", "budget: 100"))
+    assert run(*indexed, "reindex", "--no-embed").returncode == 0
+    result = run(*indexed, "persona", "load", "health-coach")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (SAMPLE_VAULT / "personas/health-coach.md").read_text(
-        encoding="utf-8"
-    ).split("\n---\n", 1)[1].lstrip("\n")
+    assert result.stdout == note.read_text(encoding="utf-8").split("\n---\n", 1)[1].lstrip("\n")
     assert "the persona note alone is 1,108 chars, over the budget" in result.stderr
 
 
@@ -89,6 +124,7 @@ def test_load_over_budget_says_so(indexed: list[str]) -> None:
         (["load", "../personas/work-assistant"], 2, "is not a persona name"),
         (["load", "/etc/passwd"], 2, "is not a persona name"),
         (["load", "work-assistant", "--budget", "-5"], 2, "--budget"),
+        (["load", "work-assistant", "--budget", "0"], 2, "--budget"),
         (["load", "work-assistant", "--format", "yaml"], 2, "--format"),
         (["new", "work-assistant", "--role", "x"], 2, "never overwrites"),
         (["new", "../evil", "--role", "x"], 2, "cannot be a persona slug"),
@@ -115,7 +151,7 @@ def test_new_creates_indexes_and_loads(tmp_path: Path) -> None:
         "created personas/reviewer.md",
         "indexed; fill in its sections, then `vaultmem persona load reviewer`",
     ]
-    listed = json.loads(run(*vault, "persona", "list", "--json").stdout)
+    listed = json.loads(run(*vault, "persona", "list", "--json").stdout)["personas"]
     assert [p["slug"] for p in listed] == ["health-coach", "reviewer", "work-assistant"]
     loaded = run(*vault, "persona", "load", "reviewer")
     assert loaded.returncode == 0, loaded.stderr

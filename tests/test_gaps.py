@@ -13,7 +13,16 @@ import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault, write_files
 from vaultmem.edits import FileChanged
-from vaultmem.gaps import apply_alias_fixes, gaps_report, plan_alias_fixes
+from vaultmem.gaps import (
+    GAP_CLASSES,
+    GapRow,
+    apply_alias_fixes,
+    gap_class,
+    gap_counts,
+    gap_rows,
+    gaps_report,
+    plan_alias_fixes,
+)
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
@@ -45,6 +54,34 @@ def test_every_gap_class_shows_up_in_the_sample_vault(sample_vault: Vault) -> No
         s.source == "personal/recipes/Shakshuka.md" and "#recipe" in s.evidence
         for s in report.suggestions
     )
+
+
+def test_the_gap_classes_are_the_reports_fields_in_one_order(sample_vault: Vault) -> None:
+    report = gaps_report(sample_vault, now=NOW)
+    assert [g.key for g in GAP_CLASSES] == list(report.totals())
+    for gap in GAP_CLASSES:
+        assert gap_class(gap.key) is gap and gap.label and gap.description and gap.empty
+        rows = gap_rows(report, gap.key)
+        assert len(rows) == report.totals()[gap.key]
+        assert all(len(row.cells) == len(gap.columns) for row in rows), gap.key
+    counts = {c.gap.key: (c.count, c.percent) for c in gap_counts(report)}
+    assert counts["orphans"] == (1, 2.3) and counts["wanted"] == (4, None)
+    assert gap_rows(report, "wanted")[0] == GapRow(
+        (
+            "Load Forecasting",
+            "4 notes: daily/2026-11-29.md, work/Architecture Decisions.md, work/Q4 Roadmap.md …",
+        ),
+        "daily/2026-11-29.md",
+    )
+    assert GapRow(("Maya Chen.md", "2"), "Maya Chen.md") in gap_rows(report, "articulation_points")
+    assert gap_rows(report, "isolated_clusters") == (
+        GapRow(
+            ("2", "hobbies/Darkroom Chemistry.md, hobbies/Film Photography.md"),
+            "hobbies/Darkroom Chemistry.md",
+        ),
+    )
+    with pytest.raises(KeyError):
+        gap_class("nope")
 
 
 def test_decay_tiers_follow_the_clock(sample_vault: Vault) -> None:
@@ -131,7 +168,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         capture_output=True,
         text=True,
         input=stdin,
-        timeout=60,
+        timeout=300,  # a deadline, not a wait: generous for a loaded machine
     )
 
 
@@ -141,26 +178,45 @@ def test_graph_and_gaps_commands(tmp_path: Path) -> None:
     path = json.loads(run(*base, "graph", "path", "Shakshuka", "Jonas Berg", "--json").stdout)
     assert path["found"] and len(path["hops"]) == 4
     assert path["hops"][1] == {
-        "src": "personal/recipes/Weekly Meal Plan.md",
-        "dst": "Maya Chen.md",
+        "from": {
+            "path": "personal/recipes/Weekly Meal Plan.md",
+            "title": "Weekly Meal Plan",
+            "kind": "note",
+        },
+        "to": {"path": "Maya Chen.md", "title": "Maya Chen", "kind": "note"},
         "relation": "links_to",
         "direction": "<--",
     }
     missing = run(*base, "graph", "path", "Gift Ideas", "Maya")
-    assert missing.returncode == 1 and "no path" in missing.stderr
+    assert missing.returncode == 1
+    assert missing.stderr.splitlines() == [
+        "No path from Gift Ideas to Maya Chen within 5 hops.",
+        "  Gift Ideas: 0 linked notes, in a group of 1.",
+        "  Maya Chen: 14 linked notes, in a group of 46.",
+        "  They are in separate groups: no chain of links joins them.",
+    ]
+    why = run(*base, "graph", "path", "Gift Ideas", "Maya", "--json")
+    assert why.returncode == 1
+    assert json.loads(why.stdout)["why_not"] == " ".join(
+        line.strip() for line in missing.stderr.splitlines()
+    )
     unknown = run(*base, "graph", "path", "Shakshuk", "Maya")
     assert unknown.returncode == 1 and "did you mean 'Shakshuka'" in unknown.stderr
     same = run(*base, "graph", "path", "Maya", "M. Chen")
     assert "same note" in same.stdout
     clusters = json.loads(run(*base, "graph", "clusters", "--json").stdout)
     assert clusters == json.loads(run(*base, "graph", "clusters", "--json").stdout)  # cached
-    assert sum(c["size"] for c in clusters) <= 43
+    assert sum(c["size"] for c in clusters["clusters"]) <= 43
+    assert clusters["total"] == len(clusters["clusters"])
     fragile = json.loads(run(*base, "graph", "fragile", "--json").stdout)
-    assert ["Maya Chen.md", 2] in fragile["articulation_points"]
+    assert {"path": "Maya Chen.md", "title": "Maya Chen", "pieces": 2} in (
+        fragile["articulation_points"]
+    )
     gaps = json.loads(run(*base, "gaps", "--json", "--limit", "0").stdout)
     assert gaps["totals"]["orphans"] == 1 and gaps["totals"]["alias_fixable"] == 1
     text = run(*base, "gaps").stdout
-    assert "orphans (no links in or out)" in text and "personal/Gift Ideas.md" in text
+    assert "orphans: notes with no links in or out" in text and "personal/Gift Ideas.md" in text
+    assert "work/Meeting notes.md:20  link: [[Priya]]  fix: [[Priya Raman|Priya]]" in text
     dry = run(*base, "gaps", "fix-aliases", "--dry-run")
     assert "+Short one. [[Priya Raman|Priya]]" in dry.stdout and "nothing written" in dry.stdout
     refused = run(*base, "gaps", "fix-aliases")  # no terminal to confirm on, no --yes

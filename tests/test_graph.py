@@ -16,14 +16,17 @@ import pytest
 
 from vaultmem.graph import (
     Cluster,
+    Connection,
     Fragile,
     GraphEdge,
     GraphNode,
     Hop,
     NoPath,
     PathResult,
+    PathStep,
     build_graph,
     clusters,
+    connect,
     cycles,
     dead_ends,
     fragile,
@@ -196,6 +199,14 @@ def test_two_clusters_joined_by_a_bridge_edge() -> None:
     assert cycles(G) == [("a1", "a2", "a3"), ("b1", "b2", "b3")]  # a1>b1 only goes one way
 
 
+def test_articulation_points_come_most_pieces_first() -> None:
+    """z cuts its group into three pieces, a into two: z comes first although "a" < "z"."""
+    G = notes("b>a", "a>z", "z>p", "z>q")
+    assert fragile(G) == Fragile(
+        (("z", 3), ("a", 2)), (("a", "b"), ("a", "z"), ("p", "z"), ("q", "z"))
+    )
+
+
 def test_isolated_notes_and_islands() -> None:
     G = notes("a>b", "b>c", "c>a", "c>d", "p>q", "r>s", alone=["x", "y"])
     assert orphans(G) == ["x", "y"]
@@ -281,6 +292,76 @@ def test_paths_walk_wanted_notes_and_attachments(mixed: nx.DiGraph) -> None:
         ("wanted:ideas", 1),
         ("work/Budget.md", 1),
     ]
+
+
+def test_neighbors_without_attachments_neither_list_nor_walk_them(mixed: nx.DiGraph) -> None:
+    assert neighbors(mixed, "work/Plan.md", depth=2) == [
+        ("img/map.png", 1),
+        ("wanted:ideas", 1),
+        ("work/Budget.md", 1),
+        ("home/Trip.md", 2),  # through the map both embed
+    ]
+    assert neighbors(mixed, "work/Plan.md", depth=2, attachments=False) == [
+        ("wanted:ideas", 1),
+        ("work/Budget.md", 1),
+    ]
+    # an attachment at the centre still has its notes around it
+    assert neighbors(mixed, "img/map.png", attachments=False) == [
+        ("home/Trip.md", 1),
+        ("work/Plan.md", 1),
+    ]
+
+
+def test_a_connection_names_its_steps(mixed: nx.DiGraph) -> None:
+    found = connect(mixed, "work/Budget.md", "wanted:ideas", relations=["depends_on", "links_to"])
+    plan, budget = mixed.nodes["work/Plan.md"], mixed.nodes["work/Budget.md"]
+    assert found == Connection(
+        GraphNode("work/Budget.md", "note", "Budget", budget["tags"]),
+        GraphNode("wanted:ideas", "wanted", "Ideas"),
+        5,
+        ("depends_on", "links_to"),
+        False,
+        (
+            PathStep(GraphNode("work/Budget.md", "note", "Budget", budget["tags"]), None),
+            PathStep(
+                GraphNode("wanted:ideas", "wanted", "Ideas"),
+                fwd("work/Budget.md", "wanted:ideas"),
+            ),
+        ),
+        None,
+    )
+    assert found.found and found.why_not() == () and plan["title"] == "Plan"
+    assert [s.arrow for s in found.steps] == [None, "-->links_to"]
+    assert found.hops == (fwd("work/Budget.md", "wanted:ideas"),)
+
+
+def test_a_missing_connection_says_why(mixed: nx.DiGraph) -> None:
+    apart = connect(mixed, "work/Plan.md", "home/Trip.md", relations={"links_to"})
+    assert not apart.found and apart.steps == () and apart.no_path is not None
+    assert apart.why_not() == (
+        "No path from Plan to Trip within 5 hops.",
+        "Plan: 3 linked notes, in a group of 6.",
+        "Trip: 2 linked notes, in a group of 6.",
+        "They are linked, but not within 5 hops along those relations: "
+        "allow more hops or more relations.",
+    )
+    far = connect(mixed, "wanted:ideas", "wanted:someday", max_depth=1, directed=True)
+    assert far.why_not()[0] == "No path from Ideas (wanted) to Someday (wanted) within 1 hop."
+    assert far.why_not()[-1] == (
+        "They are linked, but not within 1 hop following links only as written: "
+        "allow more hops or both directions."
+    )
+    near = connect(mixed, "work/Plan.md", "home/Trip.md", max_depth=1)
+    assert near.why_not()[-1] == "They are linked, only further apart than that: allow more hops."
+    G = notes("a>b", alone=["c"])
+    assert connect(G, "a", "c").why_not() == (
+        "No path from A to C within 5 hops.",
+        "A: 1 linked note, in a group of 2.",
+        "C: 0 linked notes, in a group of 1.",
+        "They are in separate groups: no chain of links joins them.",
+    )
+    with pytest.raises(KeyError):
+        connect(G, "a", "nope")
 
 
 def test_relations_limit_the_walk(mixed: nx.DiGraph) -> None:

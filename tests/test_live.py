@@ -11,9 +11,10 @@ import pytest
 from tests.conftest import MakeVault
 from vaultmem.errors import IndexBusy
 from vaultmem.live import Freshness
+from vaultmem.vault import Vault
 
 
-def _wait(event: threading.Event | None, condition: object = None, timeout: float = 10.0) -> None:
+def _wait(event: threading.Event | None, condition: object = None, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if event is not None and event.is_set():
@@ -44,21 +45,33 @@ def test_edit_on_disk_is_seen_by_the_next_search(make_vault: MakeVault) -> None:
         fresh.stop()
 
 
-def test_dot_folders_and_the_index_itself_do_not_count(make_vault: MakeVault) -> None:
-    vault = make_vault({"a.md": "alpha\n"})
+def test_dot_folders_and_the_index_itself_do_not_count(tmp_path: Path) -> None:
+    """Writes to dot-folders and to the index's own files (here inside the vault, where only the
+    own-files filter keeps them out) never count; an edit to a note written after them does.
+
+    The note edit is the sentinel: events arrive in order, so once the watcher has reported it,
+    it has reported everything written before it, and what it reported is all there was.
+    """
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "a.md").write_text("alpha\n", encoding="utf-8")
+    vault = Vault(root, root / "vaultmem.db")  # `--index` inside the vault, not in a dot-folder
     vault.reindex()
-    fresh = Freshness(vault, debounce=0.05)
+    seen: list[frozenset[str]] = []
+    fresh = Freshness(vault, on_change=seen.append, debounce=0.05)
     fresh.start(check_now=False)
     try:
         _wait(fresh.ready)
-        (vault.root / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
-        vault.reindex(full=True)  # writes .vaultmem/index.db*
-        time.sleep(0.5)
-        assert not fresh.pending
-        (vault.root / "a.md").write_text("beta\n", encoding="utf-8")
-        _wait(None, lambda: fresh.pending)
+        (root / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
+        vault.reindex(full=True)  # rewrites vaultmem.db, its -wal, -shm and .lock
+        assert (root / "vaultmem.db").exists() and (root / "vaultmem.db.lock").exists()
+        (root / "a.md").write_text("beta\n", encoding="utf-8")
+        _wait(None, lambda: any("a.md" in batch for batch in seen))
+        assert frozenset().union(*seen) == {"a.md"}
+        assert fresh.pending
     finally:
         fresh.stop()
+        vault.close()
 
 
 def test_start_checks_once_for_edits_made_while_closed(make_vault: MakeVault) -> None:

@@ -172,6 +172,20 @@ def test_make_llm_specs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert make_llm("off") is None
 
 
+@pytest.mark.parametrize("where", ["spec", "environment"])
+def test_make_llm_keeps_an_ollama_models_tag(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ollama:qwen3:8b` is the model `qwen3:8b`; without its tag Ollama would look for
+    `qwen3:latest`, which this server does not have."""
+    with FakeModelServer(models=("qwen3:8b",)) as server:
+        monkeypatch.setenv("OLLAMA_URL", server.url)
+        if where == "environment":
+            monkeypatch.setenv("VAULTMEM_LLM", "ollama:qwen3:8b")
+        llm = make_llm("ollama:qwen3:8b" if where == "spec" else None)
+        assert isinstance(llm, OllamaLLM) and llm.name == "ollama:qwen3:8b"
+        assert llm.generate("Say hi.") == server.reply
+        assert [body["model"] for body in server.posts("/api/generate")] == ["qwen3:8b"]
+
+
 @pytest.mark.parametrize("spec", ["llama3.2", "ollama", "ollama:", "openai"])
 def test_make_llm_unknown_spec_lists_the_valid_forms(spec: str) -> None:
     with pytest.raises(UsageError) as caught:

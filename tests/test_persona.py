@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault
+from vaultmem import dialect
 from vaultmem.config import Config, load_config
 from vaultmem.errors import ConfigError, NoteNotFound, UsageError, VaultmemError
 from vaultmem.persona import (
     DEFAULT_BUDGET,
+    GUIDANCE,
     SECTIONS,
     ContextPart,
     PersonaContext,
     PersonaExists,
     PersonaInfo,
+    find_persona,
     list_personas,
     load_persona,
     new_persona,
@@ -53,7 +56,7 @@ def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
         PersonaInfo(
             slug="health-coach",
             path="personas/health-coach.md",
-            title="health-coach",
+            title="Health coach",  # the note's `# Health coach`
             role="Running and nutrition coach for Maya",
             budget=4000,
             aliases=("Health coach", "coach"),
@@ -61,7 +64,7 @@ def test_list_personas_of_the_sample_vault(sample_vault: Vault) -> None:
         PersonaInfo(
             slug="work-assistant",
             path=WORK,
-            title="work-assistant",
+            title="Work assistant",
             role="Engineering assistant for Maya at Heatwise",
             budget=6000,
             aliases=("Work assistant", "heatwise-assistant"),
@@ -152,13 +155,34 @@ def test_a_cut_falls_between_lines(sample_vault: Vault) -> None:
     assert context.left_out == tuple(WORK_SET[1:])
 
 
-def test_budget_smaller_than_the_persona_note(sample_vault: Vault) -> None:
-    context = load_persona(sample_vault, "work-assistant", budget=500)
+def test_a_budget_asked_below_the_persona_notes_size_is_refused(sample_vault: Vault) -> None:
+    for budget in (0, 500, 1342):
+        with pytest.raises(UsageError) as info:
+            load_persona(sample_vault, "work-assistant", budget=budget)
+        assert str(info.value) == (
+            f"a budget of {budget:,} characters is below the persona note's own 1,343 "
+            f"({WORK}, never cut): give at least 1,343, or shorten the note"
+        )
+    context = load_persona(sample_vault, "work-assistant", budget=1343)
     assert sources(context) == [("persona", WORK)]
-    assert context.parts[0].text == body_of(SAMPLE_VAULT / WORK)  # never cut
-    assert context.used == 1343 and context.over_budget
-    assert context.left_out == (WORK, *WORK_SET)  # the persona's facts, then every note
-    assert load_persona(sample_vault, "work-assistant", budget=0).parts == context.parts
+    assert context.used == 1343 and not context.over_budget
+
+
+def test_its_own_budget_smaller_than_the_persona_note(make_vault: MakeVault) -> None:
+    """The front matter's budget is the persona's own: loading works, never cutting the note."""
+    body = "# Helper\n\nA long enough note to be over its own budget. See [[Work]].\n"
+    vault = make_vault(
+        {
+            "personas/helper.md": f"---\ntype: persona\nrole: x\nbudget: 20\n---\n{body}",
+            "Work.md": "# Work\nThings to do.\n",
+        }
+    )
+    vault.reindex(embed=False)
+    context = load_persona(vault, "helper")
+    assert sources(context) == [("persona", "personas/helper.md")]
+    assert context.parts[0].text == body  # never cut
+    assert context.used == len(body) and context.over_budget
+    assert context.left_out == ("personas/helper.md", "Work.md")  # its facts, then the note
 
 
 def test_the_budget_is_never_exceeded_and_lines_stay_whole(sample_vault: Vault) -> None:
@@ -207,24 +231,26 @@ def test_loading_is_byte_stable(sample_vault: Vault, tmp_path: Path) -> None:
     other.reindex(full=True)
     again = load_persona(other, "work-assistant")
     assert again.to_markdown() == first.to_markdown()
-    assert again.to_json() == first.to_json()
+    assert again == first
 
 
-def test_to_json(sample_vault: Vault) -> None:
-    data = load_persona(sample_vault, "work-assistant", budget=2500).to_json()
+def test_as_json(sample_vault: Vault) -> None:
+    context = load_persona(sample_vault, "work-assistant", budget=2500)
+    data = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), True)
     assert data["slug"] == "work-assistant" and data["budget"] == 2500 and data["used"] == 2486
     assert data["over_budget"] is False
     assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 1073}
-    assert data["left_out"] == WORK_SET[2:]
-    parts = data["parts"]
-    assert isinstance(parts, list)
-    assert parts[1] == {
+    assert [n["path"] for n in data["left_out"]] == WORK_SET[2:]
+    assert data["parts"][1] == {
         "kind": "facts",
-        "source": WORK,
+        "path": WORK,
+        "title": "Work assistant",
         "heading": None,
         "chars": 52,
         "text": "- role:: Engineering assistant for Maya at Heatwise\n",
     }
+    without = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), False)
+    assert [set(p) for p in without["parts"]] == [set(p) - {"text"} for p in data["parts"]]
 
 
 # --------------------------------------------------------------------------- errors
@@ -382,6 +408,23 @@ def test_budget_from_front_matter_and_default(make_vault: MakeVault) -> None:
     assert load_persona(vault, "plain").to_markdown() == "# Plain\n\n## Persona facts\n- role:: r\n"
 
 
+def test_a_persona_is_titled_by_its_first_heading_when_level_one(make_vault: MakeVault) -> None:
+    vault = _vault(
+        make_vault,
+        {
+            "personas/plain.md": "---\ntype: persona\n---\n# Plain Helper\n\n# Second\n",
+            "personas/nameless.md": "---\ntype: persona\n---\nNo heading first.\n# Late\n",
+            "personas/deep.md": "---\ntype: persona\n---\n## Only a subheading\n",
+        },
+    )
+    titles = {p.slug: p.title for p in list_personas(vault)}
+    assert {k: titles[k] for k in ("plain", "nameless", "deep")} == {
+        "plain": "Plain Helper",
+        "nameless": "Late",
+        "deep": "deep",
+    }
+
+
 def test_a_symlink_swapped_in_after_indexing_is_never_read(
     make_vault: MakeVault, tmp_path: Path
 ) -> None:
@@ -418,9 +461,12 @@ def test_new_persona_writes_the_template_and_indexes_as_a_persona(make_vault: Ma
         '---\ntype: persona\nrole: "Running coach: calm, practical"\nbudget: 5000\n---\n'
         "# Coach 2\n\nRunning coach: calm, practical.\n"
     )
-    for section in SECTIONS:
-        assert f"\n## {section}\n" in text
+    for section in SECTIONS:  # each with a line of guidance, hidden in Obsidian's reading view
+        assert f"\n## {section}\n\n%% {GUIDANCE[section]} Delete this line. %%\n" in text
+    assert all(len(line) < 200 for line in GUIDANCE.values())
     vault.reindex(embed=False)
+    info_of_note = vault.show("personas/coach-2.md")
+    assert info_of_note.links == ()  # the guidance's example [[Project]] is not a link
     (info,) = list_personas(vault)
     assert (info.slug, info.role, info.budget) == (
         "coach-2",

@@ -96,3 +96,69 @@ def test_heading_path_and_graph_signals_are_bounded_tie_breakers() -> None:
 
 def test_empty() -> None:
     assert rank([], {}, {"x"}) == []
+
+
+# --- experimental signals (issue 13): off by default, measured in bench/devset.py -------------
+
+
+def test_name_match_rewards_the_note_named_by_the_query() -> None:
+    from vaultmem.ranking import name_match
+
+    assert name_match({"daily", "notes"}, ["Daily notes"]) == 1.0
+    assert name_match({"daily", "notes"}, ["Daily notes plugin"]) == pytest.approx(2 / 3)
+    assert name_match({"daily", "notes"}, ["Templates", "Daily notes"]) == 1.0  # best name
+    assert name_match({"configuration"}, ["Configuration folder"]) == 0.5
+    # a shared five-letter prefix stands in for stemming, on words longer than five letters
+    assert name_match({"templates"}, ["Template"]) == 1.0
+    assert name_match({"configurations"}, ["Configuration"]) == 1.0
+    assert name_match({"notes"}, ["Note"]) == 0.0
+    assert name_match({"daily"}, []) == 0.0
+    assert name_match(set(), ["Daily notes"]) == 0.0
+
+
+def test_title_signal_lifts_the_named_note_over_a_heading_elsewhere() -> None:
+    chunks = [
+        cand(1, "guides/Workflow.md", 10.0, heading="Daily notes"),
+        cand(2, "Daily notes.md", 8.0),
+    ]
+    names = {"guides/Workflow.md": ("Workflow",), "Daily notes.md": ("Daily notes", "Journal")}
+    plain = rank(chunks, {}, {"daily", "notes"}, Weights(graph=0, title=0.0), names=names)
+    titled = rank(chunks, {}, {"daily", "notes"}, Weights(graph=0, title=0.5), names=names)
+    assert [r.path for r in plain] == ["guides/Workflow.md", "Daily notes.md"]
+    assert [r.path for r in titled] == ["Daily notes.md", "guides/Workflow.md"]
+    assert dict(titled[0].parts)["title"] == 0.5
+    # without names the signal cannot fire
+    assert "title" not in dict(rank(chunks, {}, {"daily"}, Weights(title=0.5))[0].parts)
+
+
+def test_other_sections_add_bounded_evidence() -> None:
+    from vaultmem.ranking import other_sections
+
+    assert other_sections([1.0]) == 0.0
+    assert other_sections([0.4, 1.0, 0.6]) == pytest.approx(0.6 + 0.5 * 0.4)
+    assert other_sections([1.0, 1.0, 1.0, 1.0]) == 1.0
+    chunks = [cand(1, "a.md", 10.0), cand(2, "b.md", 9.0), cand(3, "b.md", 8.0)]
+    plain = rank(chunks, {}, {"x"}, Weights(heading=0, path=0, graph=0))
+    summed = rank(chunks, {}, {"x"}, Weights(heading=0, path=0, graph=0, evidence=0.3))
+    assert [r.path for r in plain] == ["a.md", "b.md"]
+    assert [r.path for r in summed] == ["b.md", "a.md"]  # 0.9 + 0.3 x 0.8 beats 1.0
+    assert dict(summed[0].parts)["evidence"] == pytest.approx(0.3 * 0.8)
+
+
+def test_whole_note_scores_add_a_bounded_note_signal() -> None:
+    chunks = [cand(1, "a.md", 10.0), cand(2, "b.md", 9.0), cand(3, "c.md", vector=0.5)]
+    scores = {"b.md": 1.0, "a.md": 0.2, "c.md": 0.9}
+    plain = rank(chunks, {}, {"x"}, Weights(heading=0, path=0, graph=0, vector=0.0))
+    noted = rank(
+        chunks,
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0, vector=0.0, note=0.6),
+        note_scores=scores,
+    )
+    assert [r.path for r in plain][:2] == ["a.md", "b.md"]
+    assert [r.path for r in noted] == ["b.md", "a.md", "c.md"]  # 0.9 + 0.6 beats 1.0 + 0.12
+    assert dict(noted[0].parts)["note"] == pytest.approx(0.6)
+    assert dict(noted[2].parts) == {"note": pytest.approx(0.54)}  # found by meaning only
+    # without scores the signal cannot fire
+    assert "note" not in dict(rank(chunks, {}, {"x"}, Weights(note=0.6))[0].parts)

@@ -15,8 +15,8 @@ from mcp import Client
 from mcp_types import CallToolResult, TextContent, TextResourceContents
 
 from tests.conftest import SAMPLE_VAULT, write_files
+from vaultmem import dialect, persona
 from vaultmem import graph as link_graph
-from vaultmem import persona
 from vaultmem.gaps import gaps_report
 from vaultmem.server import Live, build_server, serving
 from vaultmem.vault import Vault
@@ -105,8 +105,9 @@ async def test_every_tool_is_listed_read_only_with_a_described_schema(client: Cl
     assert set(tools["search"].output_schema["properties"]) == {
         "query",
         "mode",
-        "results",
         "notices",
+        "dates",
+        "results",
     }
 
 
@@ -177,12 +178,34 @@ async def test_search_filters_reach_the_core(client: Client) -> None:
         {"query": ""},
         {"query": "x" * 2001},
         {},
+        {"query": "x", "foo": 1},
+        {"query": "x", "Limit": 3},
+        {"query": "   "},  # an empty query is a mistake, as on the CLI (exit 2)
     ],
 )
 async def test_search_refuses_arguments_outside_its_schema(
     client: Client, arguments: dict[str, Any]
 ) -> None:
     assert failed(await client.call_tool("search", arguments))
+
+
+async def test_every_tool_refuses_an_argument_it_does_not_name(client: Client) -> None:
+    """docs/mcp.md promises it: a misspelt argument is an error naming it, never ignored."""
+    required = {
+        "search": {"query": "tariff"},
+        "read_note": {"ref": "Maya"},
+        "backlinks": {"ref": "Maya"},
+        "find_connections": {"start": "Maya", "end": "Miso Soup"},
+        "neighbors": {"ref": "Maya"},
+        "knowledge_gaps": {},
+        "list_personas": {},
+        "persona_context": {"slug": "work-assistant"},
+    }
+    for tool in (await client.list_tools()).tools:
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+        assert ok(await client.call_tool(tool.name, required[tool.name]))
+        message = failed(await client.call_tool(tool.name, {**required[tool.name], "foo": 1}))
+        assert "foo" in message and "Extra inputs are not permitted" in message, tool.name
 
 
 # --------------------------------------------------------------------------- reading notes
@@ -303,7 +326,8 @@ async def test_long_notes_are_cut_at_a_line_end(tmp_path: Path) -> None:
 
 async def test_backlinks_list_every_linking_line(client: Client) -> None:
     data = ok(await client.call_tool("backlinks", {"ref": "Priya"}))
-    assert data["note"] == "work/people/Priya Raman.md" and data["total"] == 7
+    assert (data["path"], data["title"]) == ("work/people/Priya Raman.md", "Priya Raman")
+    assert data["total"] == 7
     assert [(b["path"], b["line"], b["relation"]) for b in data["backlinks"]] == [
         ("episodes/2026-11-12 Gateway beta rollback.md", 5, "entities"),
         ("inbox/2026-11-29 claude-code.md", 20, "links_to"),
@@ -331,8 +355,17 @@ async def test_unknown_notes_get_the_message_the_cli_prints(client: Client) -> N
 async def test_find_connections_walks_the_shortest_path(client: Client) -> None:
     data = ok(await client.call_tool("find_connections", {"start": "Maya", "end": "Miso Soup"}))
     assert data["found"] is True and data["why_not"] is None
-    assert data["start"] == {"id": "Maya Chen.md", "title": "Maya Chen", "kind": "note"}
-    assert [(h["src"], h["dst"], h["relation"], h["direction"]) for h in data["hops"]] == [
+    assert data["start"] == {
+        "path": "Maya Chen.md",
+        "title": "Maya Chen",
+        "kind": "note",
+        "linked_notes": None,
+        "group_size": None,
+    }
+    hops = [
+        (h["from"]["path"], h["to"]["path"], h["relation"], h["direction"]) for h in data["hops"]
+    ]
+    assert hops == [
         ("Maya Chen.md", "personal/recipes/Weekly Meal Plan.md", "links_to", "-->"),
         (
             "personal/recipes/Weekly Meal Plan.md",
@@ -341,33 +374,81 @@ async def test_find_connections_walks_the_shortest_path(client: Client) -> None:
             "-->",
         ),
     ]
-    assert data["hops"][-1]["dst_title"] == "Miso Soup"
+    assert data["hops"][-1]["to"]["title"] == "Miso Soup"
 
 
 async def test_find_connections_says_why_there_is_no_path(client: Client) -> None:
     data = ok(await client.call_tool("find_connections", {"start": "Gift Ideas", "end": "Maya"}))
     assert data["found"] is False and data["hops"] == []
-    assert data["why_not"] == "no chain of links joins them: they are in separate groups of notes"
-    assert data["ends"][0] == {"id": "personal/Gift Ideas.md", "linked_notes": 0, "group_size": 1}
+    assert data["why_not"] == (
+        "No path from Gift Ideas to Maya Chen within 5 hops. "
+        "Gift Ideas: 0 linked notes, in a group of 1. "
+        "Maya Chen: 14 linked notes, in a group of 46. "
+        "They are in separate groups: no chain of links joins them."
+    )
+    assert data["start"] == {
+        "path": "personal/Gift Ideas.md",
+        "title": "Gift Ideas",
+        "kind": "note",
+        "linked_notes": 0,
+        "group_size": 1,
+    }
     near = ok(
         await client.call_tool(
             "find_connections", {"start": "Maya", "end": "Miso Soup", "max_depth": 1}
         )
     )
     assert near["found"] is False
-    assert near["why_not"] == "they are linked, but not within 1 hops: try a larger max_depth"
+    assert near["why_not"].endswith(
+        "They are linked, only further apart than that: allow more hops."
+    )
+
+
+async def test_neighbors_leave_attachments_out_unless_asked(client: Client) -> None:
+    plain = ok(await client.call_tool("neighbors", {"ref": "Heatwise Gateway", "limit": 5}))
+    assert {n["kind"] for n in plain["neighbors"]} == {"note"}
+    asked = ok(
+        await client.call_tool("neighbors", {"ref": "Heatwise Gateway", "attachments": True})
+    )
+    assert asked["total"] == plain["total"] + 2
+    assert sorted(n["title"] for n in asked["neighbors"] if n["kind"] == "attachment") == [
+        "gateway-dashboard.png",
+        "spec.pdf",
+    ]
+
+
+async def test_persona_context_below_the_persona_notes_size_says_what_is_needed(
+    client: Client,
+) -> None:
+    message = failed(
+        await client.call_tool("persona_context", {"slug": "work-assistant", "budget": 200})
+    )
+    assert "give at least 1,343" in message
 
 
 async def test_neighbors_match_the_graph(client: Client, sample: Vault) -> None:
     data = ok(await client.call_tool("neighbors", {"ref": "Tariff Optimizer", "depth": 2}))
     G = sample.graph()
-    expected = link_graph.neighbors(G, "work/projects/Tariff Optimizer.md", depth=2)
+    expected = link_graph.neighbors(
+        G, "work/projects/Tariff Optimizer.md", depth=2, attachments=False
+    )
     assert data["total"] == len(expected)
-    assert [(n["id"], n["distance"]) for n in data["neighbors"]] == expected[:50]
+    assert [(n["path"], n["distance"]) for n in data["neighbors"] if n["path"]] == [
+        (node, distance) for node, distance in expected[:50] if not node.startswith("wanted:")
+    ]
     wanted = [n for n in data["neighbors"] if n["kind"] == "wanted"]
-    assert {"id": "wanted:load forecasting", "title": "Load Forecasting"}.items() <= wanted[
-        0
-    ].items()
+    assert wanted[0] == {
+        "path": None,
+        "title": "Load Forecasting",
+        "kind": "wanted",
+        "distance": wanted[0]["distance"],
+    }
+    assert (data["path"], data["title"], data["kind"], data["depth"]) == (
+        "work/projects/Tariff Optimizer.md",
+        "Tariff Optimizer",
+        "note",
+        2,
+    )
     assert failed(await client.call_tool("neighbors", {"ref": "Maya", "depth": 4}))
 
 
@@ -375,16 +456,16 @@ async def test_knowledge_gaps_are_summarised_and_bounded(client: Client, sample:
     data = ok(await client.call_tool("knowledge_gaps", {"limit": 2}))
     report = gaps_report(sample)
     assert data["notes"] == 43 and data["totals"] == report.totals()
-    assert data["orphans"] == ["personal/Gift Ideas.md"]
-    assert data["dead_ends"] == ["work/people/Jonas Berg.md"]
+    assert data["orphans"] == [{"path": "personal/Gift Ideas.md", "title": "Gift Ideas"}]
+    assert data["dead_ends"] == [{"path": "work/people/Jonas Berg.md", "title": "Jonas Berg"}]
     assert data["wanted"][0] == {
-        "name": "Load Forecasting",
+        "title": "Load Forecasting",
         "wanted_by": 4,
         "linked_from": [
-            "daily/2026-11-29.md",
-            "work/Architecture Decisions.md",
-            "work/Q4 Roadmap.md",
-            "work/projects/Tariff Optimizer.md",
+            {"path": "daily/2026-11-29.md", "title": "2026-11-29"},
+            {"path": "work/Architecture Decisions.md", "title": "Architecture Decisions"},
+            {"path": "work/Q4 Roadmap.md", "title": "Q4 Roadmap"},
+            {"path": "work/projects/Tariff Optimizer.md", "title": "Tariff Optimizer"},
         ],
     }
     for key, value in data.items():
@@ -401,7 +482,7 @@ async def test_list_personas(client: Client, sample: Vault) -> None:
     assert [p["slug"] for p in data["personas"]] == [p.slug for p in expected]
     assert {"health-coach", "work-assistant"} <= {p["slug"] for p in data["personas"]}
     row = next(p for p in data["personas"] if p["slug"] == "work-assistant")
-    assert row["path"] == "personas/work-assistant.md"
+    assert (row["path"], row["title"]) == ("personas/work-assistant.md", "Work assistant")
 
 
 async def test_persona_context_is_the_loaded_persona(client: Client, sample: Vault) -> None:
@@ -409,15 +490,15 @@ async def test_persona_context_is_the_loaded_persona(client: Client, sample: Vau
     assert not result.is_error, text(result)
     loaded = persona.load_persona(sample, "work-assistant")
     assert text(result) == loaded.to_markdown()
-    full = loaded.to_json()
-    for part in full["parts"]:  # the text is in the markdown block, not repeated here
-        del part["text"]
-    assert result.structured_content == json.loads(json.dumps(full))
+    info = persona.find_persona(sample, "work-assistant")
+    # the parts' text is in the markdown block, not repeated in the JSON
+    assert result.structured_content == dialect.persona_context(loaded, info, with_text=False)
+    assert all("text" not in part for part in result.structured_content["parts"])
     footer = result.content[1]
     assert isinstance(footer, TextContent)
     assert footer.text.startswith(f"[persona work-assistant: {loaded.used} of {loaded.budget}")
-    small = await client.call_tool("persona_context", {"slug": "work-assistant", "budget": 600})
-    assert text(small) == persona.load_persona(sample, "work-assistant", 600).to_markdown()
+    small = await client.call_tool("persona_context", {"slug": "work-assistant", "budget": 2000})
+    assert text(small) == persona.load_persona(sample, "work-assistant", 2000).to_markdown()
     assert len(text(small)) < len(text(result))
     again = await client.call_tool("persona_context", {"slug": "work-assistant"})
     assert text(again) == text(result)  # stable: an agent's prompt cache keeps working
@@ -456,14 +537,14 @@ async def test_a_new_persona_note_is_listed_without_a_restart(served: tuple[Vaul
         _wait_for(lambda: live.freshness.pending)
         after = {str(r.uri): r for r in (await c.list_resources()).resources}
         assert after["vaultmem://persona/reviewer"].description == (
-            "The persona note of reviewer (Code reviewer)"
+            "The persona note of Reviewer (Code reviewer)"  # its `# Reviewer`
         )
 
 
 # --------------------------------------------------------------------------- freshness
 
 
-def _wait_for(condition: Any, timeout: float = 10.0) -> None:
+def _wait_for(condition: Any, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -25,15 +27,60 @@ exclude = []
 # Markdown files larger than this many megabytes are skipped (and listed by `vaultmem doctor`).
 max_file_mb = 10
 
+# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
+# personas_folder = "personas"
+
+# Where the index lives (default: .vaultmem/index.db in the vault). For a vault kept in a sync
+# service, keep it outside the synced folder; `~` is your home, a relative path is from the vault.
+# index = "~/.cache/vaultmem/notes.db"
+
+# Tables come last (every key after a [table] line belongs to it).
+# Bounds on the work one note's front matter can cause. A note over a bound is still indexed,
+# with a warning that `vaultmem doctor` lists, instead of slowing or stopping the reindex.
+# A changed limit applies to notes as they change; `vaultmem reindex --full` applies it to all.
+[limits]
+front_matter_kb = 256  # larger front matter is indexed as text, not read as YAML
+properties = 1000  # front matter properties kept per note
+yaml_values = 20000  # values per note's front matter, YAML aliases expanded ("billion laughs")
+yaml_depth = 50  # nesting of lists and mappings in front matter
+
 # For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
 # target starts with a URL prefix point into a vault folder, and a link to a folder means its
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
 [links]
 url_prefixes = {}
-
-# The folder (vault-relative) holding persona notes, `<folder>/<slug>.md` with `type: persona`.
-# personas_folder = "personas"
 """
+
+# `.vaultmem/.gitignore`: a vault kept in Git shares its settings, never the derived index.
+GITIGNORE = """\
+# vaultmem: the index is derived from the notes (`vaultmem reindex` rebuilds it); keep it out
+# of Git. The settings in config.toml are worth sharing.
+*
+!.gitignore
+!config.toml
+"""
+
+
+@dataclass(frozen=True)
+class FrontMatterLimits:
+    """Bounds on the work one note's front matter may cause (the `[limits]` table)."""
+
+    front_matter_kb: float = 256.0
+    properties: int = 1000
+    yaml_values: int = 20_000
+    yaml_depth: int = 50
+
+    @property
+    def front_matter_chars(self) -> int:
+        return int(self.front_matter_kb * 1024)
+
+
+_LIMIT_KEYS = {
+    "front_matter_kb": "kilobytes of front matter read as YAML",
+    "properties": "front matter properties kept per note",
+    "yaml_values": "values per note's front matter, aliases expanded",
+    "yaml_depth": "nesting depth of front matter values",
+}
 
 
 @dataclass(frozen=True)
@@ -44,11 +91,19 @@ class Config:
     embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
     personas_folder: str = "personas"
+    limits: FrontMatterLimits = FrontMatterLimits()
+    index: str | None = None  # where the index lives, as written (see index_path)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    def index_path(self, vault: Path) -> Path:
+        """The index file: `index` (`~` expanded, relative to the vault), else the default."""
+        if self.index is None:
+            return vault / ".vaultmem" / "index.db"
+        return (vault / Path(self.index).expanduser()).resolve()
 
 
 def config_path(vault: Path) -> Path:
@@ -56,15 +111,18 @@ def config_path(vault: Path) -> Path:
 
 
 def write_default_config(vault: Path) -> bool:
-    """Write the commented default config (never over one); True when it was created."""
+    """Write the commented default config (never over one); True when it was created. Also
+    `.vaultmem/.gitignore`, so Git keeps the config and never the derived index."""
     path = config_path(vault)
-    if path.exists():
-        return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(CONFIG_TEMPLATE, encoding="utf-8")
-    os.replace(tmp, path)
-    return True
+    created = False
+    for file, text in ((path, CONFIG_TEMPLATE), (path.parent / ".gitignore", GITIGNORE)):
+        if not file.exists():
+            tmp = file.with_name(file.name + ".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, file)
+            created = created or file == path
+    return created
 
 
 def load_config(vault: Path) -> Config:
@@ -79,7 +137,7 @@ def load_config(vault: Path) -> Config:
     if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
         raise ConfigError(f"{path}: `exclude` must be a list of glob patterns")
     max_mb = data.pop("max_file_mb", 10)
-    if not isinstance(max_mb, int | float) or max_mb <= 0:
+    if isinstance(max_mb, bool) or not isinstance(max_mb, int | float) or not 0 < max_mb < math.inf:
         raise ConfigError(f"{path}: `max_file_mb` must be a positive number")
     links = data.pop("links", {})
     prefixes = links.get("url_prefixes", {}) if isinstance(links, dict) else None
@@ -97,6 +155,13 @@ def load_config(vault: Path) -> Config:
         raise ConfigError(
             f'{path}: `personas_folder` must be a folder inside the vault, such as "personas"'
         )
+    limits = _limits(path, data.pop("limits", {}))
+    index = data.pop("index", None)
+    if index is not None and not _index_outside_notes(vault, index):
+        raise ConfigError(
+            f'{path}: `index` must be a file path outside the notes, such as "~/.cache/vaultmem/'
+            'notes.db" (or inside a dot-folder of the vault)'
+        )
     return Config(
         exclude=tuple(exclude),
         max_file_mb=float(max_mb),
@@ -104,8 +169,44 @@ def load_config(vault: Path) -> Config:
         embedder=embedder,
         llm=llm,
         personas_folder=personas_folder.strip().strip("/"),
-        extra=data,
+        limits=limits,
+        index=index,
+        extra=data | {f"links.{k}": v for k, v in links.items() if k != "url_prefixes"},
     )
+
+
+def _index_outside_notes(vault: Path, index: object) -> bool:
+    """Whether `index` names a file that is not indexed as a note or attachment itself."""
+    if not isinstance(index, str) or not index.strip() or "\x00" in index:
+        return False
+    file = (vault / Path(index).expanduser()).resolve()
+    try:
+        inside = file.relative_to(vault.resolve())
+    except ValueError:
+        return True
+    return len(inside.parts) > 1 and any(part.startswith(".") for part in inside.parts[:-1])
+
+
+def _limits(path: Path, table: object) -> FrontMatterLimits:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `limits` must be a table such as [limits]")
+    unknown = sorted(set(table) - set(_LIMIT_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key `limits.{unknown[0]}`; known: {', '.join(_LIMIT_KEYS)}"
+        )
+    for key, value in table.items():
+        whole = key != "front_matter_kb"
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int if whole else int | float)
+            or not 0 < value < math.inf  # also refuses nan
+        ):
+            kind = "a positive whole number" if whole else "a positive number"
+            raise ConfigError(f"{path}: `limits.{key}` ({_LIMIT_KEYS[key]}) must be {kind}")
+    if "front_matter_kb" in table:
+        table = {**table, "front_matter_kb": float(table["front_matter_kb"])}
+    return FrontMatterLimits(**table)
 
 
 def _safe_folder(folder: str) -> bool:
@@ -115,3 +216,29 @@ def _safe_folder(folder: str) -> bool:
         return False
     cleaned = cleaned.rstrip("/")
     return not cleaned or all(p and not p.startswith(".") for p in cleaned.split("/"))
+
+
+# Every key the config reads ([table] keys as `table.key`), for the unknown-key warning.
+KNOWN_KEYS = (
+    "exclude",
+    "max_file_mb",
+    "embedder",
+    "llm",
+    "personas_folder",
+    "index",
+    "links",
+    "links.url_prefixes",
+    "limits",
+    *(f"limits.{key}" for key in _LIMIT_KEYS),
+)
+
+
+def unknown_key_warnings(config: Config) -> tuple[str, ...]:
+    """A sentence per key the config has but nothing reads (a typo, most often), naming the
+    closest known key."""
+    out = []
+    for key in config.extra:
+        close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
+        hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
+        out.append(f"unknown key `{key}` in .vaultmem/config.toml is ignored{hint}")
+    return tuple(out)

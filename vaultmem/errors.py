@@ -61,3 +61,26 @@ class ModelServerError(VaultmemError):
     """A model server answered, but not usefully (an HTTP error, not JSON, malformed vectors)."""
 
     exit_code = 5
+
+
+class ChangedOnDisk(VaultmemError):
+    """A note changed (or was deleted, renamed, swapped) on disk since it was read: not written."""
+
+    exit_code = 6
+
+
+class CannotEdit(VaultmemError):
+    """vaultmem will not change this file: read-only, outside the vault, not a regular file,
+    too large, in an encoding that cannot hold the new text, or the disk refused the write."""
+
+    exit_code = 1
+
+
+class EditDoesNotApply(UsageError):
+    """The change does not fit the note's text: no such line, heading, task or property."""
+
+
+class NoteExists(VaultmemError):
+    """Creating or restoring a note would overwrite one that exists: refused."""
+
+    exit_code = 1

@@ -7,7 +7,7 @@ import difflib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import networkx as nx
 
@@ -258,3 +258,192 @@ def apply_alias_fixes(vault: Vault, plans: list[FileFix]) -> int:
     for plan in plans:
         edits.replace_file(vault.root / plan.path, plan.new, plan.expected_digest)
     return sum(p.fixes for p in plans)
+
+
+# --------------------------------------------------------------------------- the classes, shown
+
+GapKey = Literal[
+    "orphans",
+    "dead_ends",
+    "wanted",
+    "alias_fixable",
+    "weakly_linked",
+    "articulation_points",
+    "bridges",
+    "isolated_clusters",
+    "suggestions",
+    "expired",
+]
+
+
+@dataclass(frozen=True)
+class GapClass:
+    """One kind of knowledge gap, as every front-end names and explains it."""
+
+    key: GapKey  # the report's field, the JSON key and the TUI's tab id
+    label: str  # a short name: "Dead ends"
+    description: str  # what its rows are, in a few words
+    columns: tuple[str, ...]  # a heading for each of its rows' cells
+    of_notes: bool  # its rows are notes, so a share of all notes means something
+    empty: str  # what an empty class says
+
+
+# In the order every front-end lists them.
+GAP_CLASSES: tuple[GapClass, ...] = (
+    GapClass(
+        "orphans",
+        "Orphans",
+        "notes with no links in or out",
+        ("note (no links in or out)",),
+        True,
+        "No orphans: every note links or is linked to.",
+    ),
+    GapClass(
+        "dead_ends",
+        "Dead ends",
+        "notes linked to that link to no other note",
+        ("note (linked to, links nowhere)",),
+        True,
+        "No dead ends: every linked-to note links on.",
+    ),
+    GapClass(
+        "wanted",
+        "Wanted",
+        "notes linked to but not written yet, most wanted first",
+        ("wanted note", "linked from"),
+        False,
+        "No wanted notes: every link has its note.",
+    ),
+    GapClass(
+        "alias_fixable",
+        "Alias links",
+        "links naming another note's alias, which Obsidian does not resolve",
+        ("where", "link", "fix"),
+        False,
+        "No alias-fixable links: nothing to fix.",
+    ),
+    GapClass(
+        "weakly_linked",
+        "Weakly linked",
+        "notes linked with exactly one other note",
+        ("note (one neighbour)",),
+        True,
+        "No weakly linked notes.",
+    ),
+    GapClass(
+        "articulation_points",
+        "Articulation points",
+        "notes whose removal splits their group of notes",
+        ("note (removing it splits the graph)", "pieces"),
+        True,
+        "No articulation points: no single note holds groups together.",
+    ),
+    GapClass(
+        "bridges",
+        "Bridges",
+        "single links holding two groups of notes together",
+        ("link holding two groups together",),
+        False,
+        "No bridges: no single link holds groups together.",
+    ),
+    GapClass(
+        "isolated_clusters",
+        "Isolated clusters",
+        "small groups of linked notes cut off from the rest",
+        ("notes", "members"),
+        False,
+        "No small isolated clusters.",
+    ),
+    GapClass(
+        "suggestions",
+        "Suggestions",
+        "links worth adding, with the evidence",
+        ("note", "could link to", "why"),
+        False,
+        "No suggested links.",
+    ),
+    GapClass(
+        "expired",
+        "Expired",
+        "notes past their decay tier",
+        ("note", "tier", "expired"),
+        True,
+        "No expired notes.",
+    ),
+)
+
+
+def gap_class(key: str) -> GapClass:
+    """The class named `key` (KeyError when there is none)."""
+    for gap in GAP_CLASSES:
+        if gap.key == key:
+            return gap
+    raise KeyError(key)
+
+
+@dataclass(frozen=True)
+class GapRow:
+    """One row of a gap class as text cells (one per column), and the note it is about."""
+
+    cells: tuple[str, ...]
+    path: str | None  # the note to open for this row
+
+
+@dataclass(frozen=True)
+class GapCount:
+    """How big one gap class is in a report."""
+
+    gap: GapClass
+    count: int
+    percent: float | None  # of all notes, for classes whose rows are notes
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def gap_counts(report: GapsReport) -> tuple[GapCount, ...]:
+    """How many rows each class has (and what share of all notes), in the classes' order."""
+    totals = report.totals()
+    return tuple(
+        GapCount(gap, totals[gap.key], report.percent(totals[gap.key]) if gap.of_notes else None)
+        for gap in GAP_CLASSES
+    )
+
+
+def gap_rows(report: GapsReport, key: GapKey) -> tuple[GapRow, ...]:
+    """The rows of one gap class, as text cells under the class's columns."""
+    if key == "orphans":
+        return tuple(GapRow((p,), p) for p in report.orphans)
+    if key == "dead_ends":
+        return tuple(GapRow((p,), p) for p in report.dead_ends)
+    if key == "weakly_linked":
+        return tuple(GapRow((p,), p) for p in report.weakly_linked)
+    if key == "wanted":
+        return tuple(
+            GapRow(
+                (
+                    w.name,
+                    f"{_plural(len(w.linked_from), 'note')}: {', '.join(w.linked_from[:3])}"
+                    + (" …" if len(w.linked_from) > 3 else ""),
+                ),
+                w.linked_from[0] if w.linked_from else None,
+            )
+            for w in report.wanted
+        )
+    if key == "alias_fixable":
+        return tuple(
+            GapRow((f"{p.src_path}:{p.line}", p.written, p.fix or ""), p.src_path)
+            for p in report.alias_fixable
+        )
+    if key == "articulation_points":
+        return tuple(GapRow((p, str(k)), p) for p, k in report.articulation_points)
+    if key == "bridges":
+        return tuple(GapRow((f"{a} — {b}",), a) for a, b in report.bridges)
+    if key == "isolated_clusters":
+        return tuple(GapRow((str(len(c)), ", ".join(c)), c[0]) for c in report.isolated_clusters)
+    if key == "suggestions":
+        return tuple(GapRow((s.source, s.target, s.evidence), s.source) for s in report.suggestions)
+    if key == "expired":
+        return tuple(GapRow((e.path, e.tier, e.expired_at[:10]), e.path) for e in report.expired)
+    raise KeyError(key)

@@ -261,21 +261,26 @@ def _no_path(G: nx.DiGraph, start: str, end: str, max_depth: int) -> NoPath:
     )
 
 
-def neighbors(G: nx.DiGraph, node: str, depth: int = 1) -> list[tuple[str, int]]:
+def neighbors(
+    G: nx.DiGraph, node: str, depth: int = 1, attachments: bool = True
+) -> list[tuple[str, int]]:
     """Nodes within `depth` links of `node`, either direction, as (id, distance): nearest first.
 
-    Ties sort by id; `node` itself is left out. An unknown id raises KeyError(id).
+    Ties sort by id; `node` itself is left out. Without `attachments`, attachments are neither
+    listed nor walked through (an icon embedded by a hundred notes would make them all
+    neighbours). An unknown id raises KeyError(id).
     """
     _require(G, node)
     seen = {node}
     frontier = [node]
     found: list[tuple[str, int]] = []
+    kinds = G.nodes.data("kind")
     for distance in range(1, depth + 1):
         reached = {
             other
             for current in frontier
             for other in (*G.succ[current], *G.pred[current])
-            if other not in seen
+            if other not in seen and (attachments or kinds[other] != "attachment")
         }
         if not reached:
             break
@@ -435,3 +440,108 @@ def isolated_clusters(G: nx.DiGraph, max_size: int = 5) -> list[tuple[str, ...]]
         (tuple(sorted(c)) for c in nx.connected_components(H)), key=lambda c: (-len(c), c[0])
     )
     return [c for c in components[1:] if 2 <= len(c) <= max_size]
+
+
+# --- the answer to "how do these two connect", as every front-end shows it ----------------------
+
+
+def node_of(G: nx.DiGraph, node: str) -> GraphNode:
+    """The graph's node `node` as a value (unknown ids raise KeyError(id))."""
+    _require(G, node)
+    data = G.nodes[node]
+    return GraphNode(node, data["kind"], str(data["title"]), tuple(data.get("tags", ())))
+
+
+def label(node: GraphNode) -> str:
+    """How a sentence names a node: its title, marked when it is a wanted note."""
+    return f"{node.title} (wanted)" if node.kind == "wanted" else node.title
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One line of a path: the node reached, and the hop that reached it (None: the start)."""
+
+    node: GraphNode
+    hop: Hop | None
+
+    @property
+    def arrow(self) -> str | None:
+        """`-->links_to`, `<--depends_on`…: the hop's direction and relation, or None."""
+        return None if self.hop is None else f"{self.hop.direction}{self.hop.relation}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How two nodes connect: the path step by step, or why there is none (`why_not`)."""
+
+    start: GraphNode
+    end: GraphNode
+    max_depth: int
+    relations: tuple[str, ...] | None  # the relations walked; None: every relation
+    directed: bool
+    steps: tuple[PathStep, ...]  # the start first; empty when there is no path
+    no_path: NoPath | None
+
+    @property
+    def found(self) -> bool:
+        return self.no_path is None
+
+    @property
+    def hops(self) -> tuple[Hop, ...]:
+        return tuple(step.hop for step in self.steps if step.hop is not None)
+
+    def why_not(self) -> tuple[str, ...]:
+        """Why there is no path, a sentence a line (empty when there is one)."""
+        why = self.no_path
+        if why is None:
+            return ()
+        a, b = label(self.start), label(self.end)
+        lines = [f"No path from {a} to {b} within {_plural(self.max_depth, 'hop')}."]
+        for name, degree, size in (
+            (a, why.start_degree, why.start_component_size),
+            (b, why.end_degree, why.end_component_size),
+        ):
+            lines.append(f"{name}: {_plural(degree, 'linked note')}, in a group of {size}.")
+        if not why.connected:
+            lines.append("They are in separate groups: no chain of links joins them.")
+        elif self.relations is None and not self.directed:
+            lines.append("They are linked, only further apart than that: allow more hops.")
+        else:
+            limits = [
+                *(["along those relations"] if self.relations is not None else []),
+                *(["following links only as written"] if self.directed else []),
+            ]
+            relax = [
+                "allow more hops",
+                *(["more relations"] if self.relations is not None else []),
+                *(["both directions"] if self.directed else []),
+            ]
+            lines.append(
+                f"They are linked, but not within {_plural(self.max_depth, 'hop')} "
+                f"{', '.join(limits)}: {', '.join(relax[:-1])} or {relax[-1]}."
+            )
+        return tuple(lines)
+
+
+def connect(
+    G: nx.DiGraph,
+    start: str,
+    end: str,
+    max_depth: int = 5,
+    relations: Collection[str] | None = None,
+    directed: bool = False,
+) -> Connection:
+    """`shortest_path` as an answer to show: named nodes, steps with arrows, or why not."""
+    result = shortest_path(
+        G, start, end, max_depth=max_depth, relations=relations, directed=directed
+    )
+    a, b = node_of(G, start), node_of(G, end)
+    walked = None if relations is None else tuple(sorted(set(relations)))
+    if isinstance(result, NoPath):
+        return Connection(a, b, max_depth, walked, directed, (), result)
+    steps = (PathStep(a, None), *(PathStep(node_of(G, hop.dst), hop) for hop in result.hops))
+    return Connection(a, b, max_depth, walked, directed, steps, None)

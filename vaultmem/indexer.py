@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
@@ -14,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from vaultmem import store
-from vaultmem.config import Config
+from vaultmem.config import Config, FrontMatterLimits
 from vaultmem.errors import IndexBusy, SchemaMismatch, UsageError, VaultmemError
 from vaultmem.model import ParsedNote
-from vaultmem.parser import parse_note
+from vaultmem.parser import parse_note, plain_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
-from vaultmem.scan import Unreadable, VaultFile, read_note, scan
+from vaultmem.scan import Unreadable, VaultFile, name_problem, read_note, scan
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -367,7 +368,9 @@ def _reindex(
     for p in removed:
         del states[p]
 
-    changed = _index_files(conn, vault, todo, states, resolver, skipped, resolve_all, progress)
+    changed = _index_files(
+        conn, vault, config, todo, states, resolver, skipped, resolve_all, progress
+    )
 
     with store.transaction(conn):
         relinked = _final_pass(conn, resolver, resolve_all, relink_all, progress)
@@ -407,6 +410,7 @@ def _file_keys(path: str, folder_notes: bool) -> set[str]:
 def _index_files(
     conn: store.Connection,
     vault: Path,
+    config: Config,
     todo: list[VaultFile],
     states: dict[str, store.FileState],
     resolver: _Resolver,
@@ -417,7 +421,7 @@ def _index_files(
     """Parse and store every new or touched file, in batched transactions; returns #changed."""
     changed = 0
     done = 0
-    loads = _load_all(vault, todo, states)
+    loads = _load_all(vault, config, todo, states)
     try:
         while done < len(todo):
             batch_started = time.monotonic()
@@ -450,37 +454,54 @@ class _Loaded:
     error: str | None = None
 
 
-def _load(root: str, path: str, old_hash: str | None) -> _Loaded:
+@dataclass(frozen=True)
+class _Reading:
+    """How notes are read in this run (pickled with each batch of notes sent to a worker)."""
+
+    root: str
+    real_root: str  # the vault's real path: no note is read from outside it
+    max_bytes: int
+    limits: FrontMatterLimits
+
+
+def _load(how: _Reading, path: str, disk: str, old_hash: str | None) -> _Loaded:
     """Read and parse one note (runs in a worker process on big runs)."""
     try:
-        text = read_note(Path(root) / path)
+        text = read_note(os.path.join(how.root, disk), how.real_root, how.max_bytes)
     except FileNotFoundError:
         return _Loaded("vanished")
     except Unreadable as exc:
         return _Loaded("unreadable", error=str(exc))
     if text.digest == old_hash:
         return _Loaded("unchanged", text.digest)
-    note = parse_note(text.text, path)
-    if text.warning:
-        note = replace(note, warnings=(text.warning, *note.warnings))
+    try:
+        note = parse_note(text.text, path, how.limits)
+    except Exception as exc:  # a parser bug costs one note its structure, never the reindex
+        problem = f"{type(exc).__name__}: {str(exc)[:200]}"
+        note = plain_note(text.text, path, f"could not be parsed ({problem}); indexed as text")
+    found = tuple(w for w in (name_problem(disk), text.warning) if w)
+    if found:
+        note = replace(note, warnings=(*found, *note.warnings))
     return _Loaded("parsed", text.digest, note)
 
 
 def _load_all(
-    vault: Path, todo: list[VaultFile], states: dict[str, store.FileState]
+    vault: Path, config: Config, todo: list[VaultFile], states: dict[str, store.FileState]
 ) -> Generator[_Loaded, None, None]:
     """Loaded notes in `todo` order; parsed on every core when there are many."""
     notes = [vf.path for vf in todo if vf.kind == "note"]
+    disks = [vf.disk_path for vf in todo if vf.kind == "note"]
     hashes = [states[p].hash if p in states else None for p in notes]
-    roots = [str(vault)] * len(notes)
+    how = _Reading(str(vault), os.path.realpath(vault), config.max_file_bytes, config.limits)
+    load = functools.partial(_load, how)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(notes) < PARALLEL_MIN or workers < 2:
-        yield from map(_load, roots, notes, hashes)
+        yield from map(load, notes, disks, hashes)
         return
     # spawn, not fork: the parent holds an open SQLite connection and maybe threads
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     try:
-        yield from pool.map(_load, roots, notes, hashes, chunksize=32)
+        yield from pool.map(load, notes, disks, hashes, chunksize=32)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 

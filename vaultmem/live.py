@@ -12,8 +12,11 @@ import gc
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from vaultmem.errors import NoIndex
 from vaultmem.indexer import ReindexReport
 from vaultmem.scan import excluded
 from vaultmem.vault import Vault
@@ -150,3 +153,44 @@ class Freshness:
             )
         finally:
             self.ready.set()  # nobody waits forever for a watcher that failed to start
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """One refresh as `vaultmem watch` tells it: the notes it added, saw edited and dropped."""
+
+    at: float  # when it finished (epoch seconds)
+    notes: int  # notes in the index after it
+    new: tuple[str, ...]
+    edited: tuple[str, ...]
+    gone: tuple[str, ...]
+    report: ReindexReport
+
+
+def note_times(vault: Vault) -> dict[str, float]:
+    """Each indexed note's file time as the index has it; empty before the first reindex."""
+    try:
+        return {n.path: n.mtime for n in vault.note_names()}
+    except NoIndex:
+        return {}
+
+
+def refresh(freshness: Freshness) -> Refresh | None:
+    """`ensure_fresh()`, and which notes it changed (the index's file times before and after:
+    a note touched without a change in its text counts as edited); None when nothing changed
+    on disk since the last refresh."""
+    if not freshness.pending:
+        return None
+    before = note_times(freshness.vault)
+    report = freshness.ensure_fresh()
+    if report is None:
+        return None
+    after = note_times(freshness.vault)
+    return Refresh(
+        at=time.time(),
+        notes=len(after),
+        new=tuple(sorted(after.keys() - before.keys())),
+        edited=tuple(sorted(p for p, t in after.items() if p in before and before[p] != t)),
+        gone=tuple(sorted(before.keys() - after.keys())),
+        report=report,
+    )

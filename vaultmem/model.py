@@ -93,3 +93,8 @@ class ParsedNote:
     chunks: tuple[Chunk, ...] = ()
     warnings: tuple[str, ...] = ()
     line_count: int = 0
+
+
+def title_of(path: str) -> str:
+    """A file's title from its vault path: the file name, without `.md` for a note."""
+    return path.rsplit("/", 1)[-1].removesuffix(".md")

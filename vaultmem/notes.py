@@ -132,7 +132,8 @@ class Notes:
     # ---- finding notes
 
     def find_note(self, ref: str) -> str:
-        """A note's path from a path, title or alias (case-insensitive)."""
+        """A note's path from a path, title or alias, or an attachment's from its file name
+        (case-insensitive)."""
         ref = ref.strip()
         if not ref:
             raise UsageError("empty note name")
@@ -144,6 +145,8 @@ class Notes:
             found = store.note_paths_titled(conn, want)
         if not found:
             found = store.note_paths_aliased(conn, fold(ref))
+        if not found:  # an attachment by its file name ("Engelbart.jpg")
+            found = store.note_paths_titled(conn, fold(ref), "attachment")
         paths = sorted(set(found), key=lambda p: (len(p), p))
         if len(paths) == 1:
             return paths[0]

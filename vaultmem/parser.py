@@ -7,12 +7,13 @@ off by hand so line numbers stay exact and a UTF-8 BOM or broken YAML never hide
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -23,7 +24,9 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
+from yaml.constructor import SafeConstructor
 
+from vaultmem.config import FrontMatterLimits
 from vaultmem.model import (
     BlockId,
     Chunk,
@@ -320,17 +323,154 @@ def linked_name(value: str) -> str:
 # --------------------------------------------------------------------------- front matter
 
 
-def _normalise(value: Any) -> JSONValue:
-    """YAML values to JSON-safe ones: dates become ISO strings, keys strings."""
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _normalise(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_normalise(v) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return str(value)
+class _YamlReader(_YamlLoader):
+    """A safe YAML loader that keeps a value it cannot build (`2026-02-30`, a 5,000-digit
+    number) as its text, noting where it was, instead of failing the whole front matter."""
+
+    def __init__(self, stream: str, first_line: int) -> None:
+        super().__init__(stream)
+        self.first_line = first_line  # the note's line number of the stream's first line
+        self.problems: list[str] = []
+
+
+def _lenient(
+    construct: Callable[[Any, yaml.Node], Any], what: str
+) -> Callable[[_YamlReader, yaml.Node], Any]:
+    def build(reader: _YamlReader, node: yaml.Node) -> Any:
+        try:
+            return construct(reader, node)
+        except (ValueError, TypeError, AttributeError, OverflowError):
+            line = node.start_mark.line + reader.first_line
+            reader.problems.append(
+                f"line {line}: '{_clip(node.value)}' is not {what}; kept as text"
+            )
+            return node.value
+
+    return build
+
+
+for _tag, _what in (
+    ("timestamp", "a real date or time"),
+    ("int", "a number"),
+    ("float", "a number"),
+):
+    _YamlReader.add_constructor(
+        f"tag:yaml.org,2002:{_tag}",
+        _lenient(getattr(SafeConstructor, f"construct_yaml_{_tag}"), _what),
+    )
+
+
+def _clip(text: object, size: int = 40) -> str:
+    shown = str(text)
+    return shown if len(shown) <= size else shown[: size - 1] + "…"
+
+
+def _read_yaml(raw: str, first_line: int) -> tuple[Any, list[str]]:
+    """The YAML document in `raw`, and the values that were kept as text."""
+    reader = _YamlReader(raw, first_line)
+    try:
+        return reader.get_single_data(), reader.problems
+    finally:
+        reader.dispose()
+
+
+class _TooMuch(Exception):
+    """A property's value is over one of the note's limits; the message says which."""
+
+
+DEFAULT_LIMITS = FrontMatterLimits()
+_SURROGATES_RE = re.compile("[\ud800-\udfff]")
+_LIMITS_HINT = "in .vaultmem/config.toml"
+
+
+class _Normaliser:
+    """YAML values to JSON-safe ones (dates as ISO strings, keys as strings), within the
+    note's limits: aliases expanded, a note's values and text are counted (a "billion laughs"
+    stops at the limit), nesting is bounded and a value containing itself is refused."""
+
+    def __init__(self, limits: FrontMatterLimits) -> None:
+        self.limits = limits
+        self.values = 0
+        self.chars = 0
+        self._open: set[int] = set()  # ids of the containers being normalised
+
+    def value(self, value: Any, depth: int = 1) -> JSONValue:
+        self.values += 1
+        if self.values > self.limits.yaml_values:
+            raise _TooMuch(
+                f"more than {self.limits.yaml_values:,} values with YAML aliases expanded"
+                f" (limits.yaml_values {_LIMITS_HINT})"
+            )
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            self.count_chars(value.bit_length() // 3)  # about its digits, never fewer
+            return value
+        if value is None or isinstance(value, bool | float):
+            return value
+        if isinstance(value, dt.datetime | dt.date | dt.time):
+            return value.isoformat()
+        if not isinstance(value, dict | list | tuple | set | frozenset):
+            return self.text(str(value))
+        if depth >= self.limits.yaml_depth:
+            raise _TooMuch(
+                f"nested deeper than {self.limits.yaml_depth} levels"
+                f" (limits.yaml_depth {_LIMITS_HINT})"
+            )
+        if id(value) in self._open:
+            raise _TooMuch("a recursive YAML alias (a value that contains itself)")
+        self._open.add(id(value))
+        try:
+            if isinstance(value, dict):
+                return {self.text(str(k)): self.value(v, depth + 1) for k, v in value.items()}
+            items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+            return [self.value(v, depth + 1) for v in items]
+        finally:
+            self._open.discard(id(value))
+
+    def count_chars(self, chars: int) -> None:
+        self.chars += chars
+        if self.chars > self.limits.front_matter_chars:
+            raise _TooMuch(
+                f"more than {self.limits.front_matter_kb:g} KB of text with YAML aliases"
+                f" expanded (limits.front_matter_kb {_LIMITS_HINT})"
+            )
+
+    def text(self, text: str) -> str:
+        self.count_chars(len(text))
+        if not text.isascii() and _SURROGATES_RE.search(text):
+            # a lone surrogate (escaped in YAML) cannot be stored as UTF-8
+            return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return text
+
+
+def _properties(
+    data: dict[Any, Any], limits: FrontMatterLimits, normaliser: _Normaliser | None = None
+) -> tuple[dict[str, JSONValue], list[str]]:
+    """A mapping read from YAML as properties within the limits, and what was left out."""
+    normaliser = normaliser or _Normaliser(limits)
+    kept: dict[str, JSONValue] = {}
+    dropped: dict[str, list[str]] = {}  # why -> the properties dropped for it
+    warnings: list[str] = []
+    for n, (key, value) in enumerate(data.items()):
+        if n == limits.properties:
+            warnings.append(
+                f"front matter has {len(data):,} properties; only the first"
+                f" {limits.properties:,} were read (limits.properties {_LIMITS_HINT})"
+            )
+            break
+        try:
+            name = normaliser.text(str(key))
+            kept[name] = normaliser.value(value)
+        except _TooMuch as exc:
+            dropped.setdefault(str(exc), []).append(_clip(key))
+    for why, keys in dropped.items():
+        names = ", ".join(f"'{k}'" for k in keys[:5])
+        if len(keys) > 5:
+            names += f" and {len(keys) - 5:,} more"
+        noun = "property" if len(keys) == 1 else "properties"
+        warnings.append(f"front matter {noun} {names} left out: {why}")
+    return kept, warnings
 
 
 def split_front_matter(text: str) -> tuple[str | None, int]:
@@ -351,15 +491,21 @@ def split_front_matter(text: str) -> tuple[str | None, int]:
     return None, 0
 
 
-def _yaml_error(exc: yaml.YAMLError, first_line: int) -> str:
+def _yaml_error(exc: Exception, first_line: int) -> str:
+    if not isinstance(exc, yaml.YAMLError):  # e.g. RecursionError from the pure-Python loader
+        return f": {type(exc).__name__}: {_clip(exc, 80)}"
     mark = getattr(exc, "problem_mark", None)
     where = f" at line {mark.line + first_line}" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return f"{where}: {problem}"
 
 
-def _salvage_yaml(raw: str) -> tuple[dict[str, JSONValue], list[str]]:
-    """Read broken front matter one top-level property at a time, keeping what parses."""
+def _salvage_yaml(
+    raw: str, limits: FrontMatterLimits
+) -> tuple[dict[str, JSONValue], list[str], list[str]]:
+    """Read broken front matter one top-level property at a time, keeping what parses.
+
+    Returns the properties, the properties that could not be read, and other warnings."""
     entries: list[tuple[int, list[str]]] = []
     for n, line in enumerate(raw.split("\n"), start=2):
         if line and not line[0].isspace() and not line.startswith(("-", "#")) and ":" in line:
@@ -368,39 +514,51 @@ def _salvage_yaml(raw: str) -> tuple[dict[str, JSONValue], list[str]]:
             entries[-1][1].append(line)
     data: dict[str, JSONValue] = {}
     bad: list[str] = []
+    notes: list[str] = []
+    normaliser = _Normaliser(limits)
     for first_line, lines in entries:
-        try:
-            part = yaml.load("\n".join(lines), Loader=_YamlLoader)  # a safe loader
-        except yaml.YAMLError as exc:
-            key = lines[0].split(":", 1)[0].strip()
-            bad.append(f"'{key}'{_yaml_error(exc, first_line)}")
-            continue
-        if isinstance(part, dict):
-            normalised = _normalise(part)
-            assert isinstance(normalised, dict)
-            data.update(normalised)
-    return data, bad
-
-
-def _load_yaml(raw: str) -> tuple[dict[str, JSONValue], str | None]:
-    """Front matter as normalised properties, and a warning when some could not be read."""
-    try:
-        data = yaml.load(raw, Loader=_YamlLoader)  # a safe loader
-    except yaml.YAMLError as exc:
-        salvaged, bad = _salvage_yaml(raw)
-        if salvaged:
-            return salvaged, (
-                f"broken YAML front matter: skipped {'; '.join(bad) or 'part of it'};"
-                " the other properties were kept"
+        if len(data) >= limits.properties:
+            notes.append(
+                f"front matter has more than {limits.properties:,} properties; only the first"
+                f" {limits.properties:,} were read (limits.properties {_LIMITS_HINT})"
             )
-        return {}, f"broken YAML front matter{_yaml_error(exc, 2)}; the note is indexed as text"
+            break
+        try:
+            part, problems = _read_yaml("\n".join(lines), first_line)
+        except Exception as exc:  # any error in one property costs only that property
+            key = lines[0].split(":", 1)[0].strip()
+            bad.append(f"'{_clip(key)}'{_yaml_error(exc, first_line)}")
+            continue
+        notes.extend(problems)
+        if isinstance(part, dict):
+            kept, warnings = _properties(part, limits, normaliser)
+            data.update(kept)
+            notes.extend(warnings)
+    return data, bad, notes
+
+
+def _load_yaml(raw: str, limits: FrontMatterLimits) -> tuple[dict[str, JSONValue], list[str]]:
+    """Front matter as normalised properties, and warnings about what could not be read."""
+    try:
+        data, problems = _read_yaml(raw, 2)
+    except Exception as exc:  # nothing in a note may stop its indexing
+        salvaged, bad, notes = _salvage_yaml(raw, limits)
+        if salvaged:
+            return salvaged, [
+                f"broken YAML front matter: skipped {'; '.join(bad) or 'part of it'};"
+                " the other properties were kept",
+                *notes,
+            ]
+        return {}, [
+            f"broken YAML front matter{_yaml_error(exc, 2)}; the note is indexed as text",
+            *notes,
+        ]
     if data is None:
-        return {}, None
+        return {}, problems
     if not isinstance(data, dict):
-        return {}, "front matter is not a mapping of properties; ignored"
-    normalised = _normalise(data)
-    assert isinstance(normalised, dict)
-    return normalised, None
+        return {}, ["front matter is not a mapping of properties; ignored", *problems]
+    kept, warnings = _properties(data, limits)
+    return kept, problems + warnings
 
 
 def _as_strings(value: JSONValue, split: bool) -> list[str]:
@@ -487,15 +645,18 @@ def _code_span_around(line: str, start: int, at: int) -> int | None:
 
 @dataclass
 class _Line:
-    """One source line of an inline token, rebuilt two ways for the scanners."""
+    """One source line of an inline token, rebuilt three ways for the scanners."""
 
     number: int
     raw: list[str]  # text and link markup, code and math replaced: what fields read
     masked: list[str]  # link markup replaced too: what the tag scanner reads
+    # raw with code and math as written, offset for offset: what task and field values show
+    shown: list[str] = field(default_factory=list)
 
-    def add(self, raw: str, masked: str | None = None) -> None:
+    def add(self, raw: str, masked: str | None = None, shown: str | None = None) -> None:
         self.raw.append(raw)
         self.masked.append(raw if masked is None else masked)
+        self.shown.append(raw if shown is None else shown)
 
 
 @dataclass
@@ -580,12 +741,22 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
         elif kind == "text_special":  # an escape such as \# or an entity
             cur.add(tok.content, _PLACEHOLDER)
         elif kind in ("code_inline", "math_inline", "math_inline_double", "html_inline"):
-            cur.add(_PLACEHOLDER)
+            # hidden from the scanners, but a task or field value shows it (`make test`)
+            written = _written_inline(tok).replace("\n", " ")
+            cur.add(_PLACEHOLDER * len(written), shown=written)
             newlines = tok.content.count("\n")
             for _ in range(newlines):
                 lines.append(_Line(lines[-1].number + 1, [], []))
         # emphasis and strikethrough open/close tokens carry no text
     return lines, links
+
+
+def _written_inline(tok: Token) -> str:
+    """Inline code, math or HTML as written (near enough: code's padding spaces are lost)."""
+    if tok.type == "html_inline":
+        return tok.content
+    pad = " " if tok.content.startswith("`") or tok.content.endswith("`") else ""
+    return f"{tok.markup}{pad}{tok.content}{pad}{tok.markup}"
 
 
 def _tags_in(text: str) -> Iterable[str]:
@@ -595,17 +766,20 @@ def _tags_in(text: str) -> Iterable[str]:
             yield tag
 
 
-def _fields_in(line: str) -> list[tuple[str, str, int, int]]:
-    """(key, value, value_start, value_end) for every inline field on a rebuilt line."""
-    found: list[tuple[str, str, int, int]] = []
-    for regex in (_BRACKET_FIELD_RE, _PAREN_FIELD_RE):
-        for m in regex.finditer(line):
-            found.append((m.group(1).strip(), m.group(2).strip(), m.start(2), m.end(2)))
-    if not found:
+def _fields_in(line: str, shown: str) -> list[tuple[str, str, int, int]]:
+    """(key, value, value_start, value_end) for every inline field on a rebuilt line.
+
+    Fields are found in `line` (code masked) and their values read from `shown` (code kept).
+    """
+    matches = [m for regex in (_BRACKET_FIELD_RE, _PAREN_FIELD_RE) for m in regex.finditer(line)]
+    if not matches:
         full = _FULL_FIELD_RE.match(line)
         if full and not line.lstrip().startswith(("[", "(")):
-            found.append((full.group(1).strip(), full.group(2).strip(), full.start(2), full.end(2)))
-    return found
+            matches = [full]
+    return [
+        (m.group(1).strip(), shown[m.start(2) : m.end(2)].strip(), m.start(2), m.end(2))
+        for m in matches
+    ]
 
 
 # --------------------------------------------------------------------------- the note
@@ -620,7 +794,10 @@ class _Collected:
     blocks: list[BlockId]
 
 
-def _task_from(status: str, text: str, line: int, fields: list[tuple[str, str]]) -> Task:
+def _task_from(
+    status: str, text: str, shown: str, line: int, fields: list[tuple[str, str]]
+) -> Task:
+    """A task from its text with code masked (`text`, searched for emoji) and as written."""
     values = {k.lower(): v for k, v in fields}
     due = values.get("due")
     if due is None and (m := _DUE_EMOJI_RE.search(text)):
@@ -631,7 +808,7 @@ def _task_from(status: str, text: str, line: int, fields: list[tuple[str, str]])
     priority = values.get("priority")
     if priority is None:
         priority = next((p for emoji, p in _PRIORITY_EMOJI.items() if emoji in text), None)
-    return Task(line=line, status=status, text=text.strip(), due=due, priority=priority, done=done)
+    return Task(line=line, status=status, text=shown.strip(), due=due, priority=priority, done=done)
 
 
 def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str]]:
@@ -660,7 +837,7 @@ def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str
             if is_heading:
                 continue
             raw = "".join(line.raw)
-            for key, value, start, end in _fields_in(raw):
+            for key, value, start, end in _fields_in(raw, "".join(line.shown)):
                 out.fields.append(Field(key=key, value=value, line=line.number))
                 field_spans.append((line.number, start, end, key))
         for p in pending:
@@ -681,32 +858,59 @@ def _walk_body(tokens: list[Token], out: _Collected) -> list[tuple[int, int, str
         if m := _BLOCK_ID_RE.search(last):
             out.blocks.append(BlockId(m.group(1), lines[-1].number))
         if in_list_item:
-            first = "".join(lines[0].raw)
+            first, shown = "".join(lines[0].raw), "".join(lines[0].shown)
             if m := _TASK_RE.match(first):
-                task_fields = [(k, v) for k, v, _, _ in _fields_in(first)]
-                out.tasks.append(_task_from(m.group(1), m.group(2), lines[0].number, task_fields))
+                task_fields = [(k, v) for k, v, _, _ in _fields_in(first, shown)]
+                text, shown_text = m.group(2), shown[m.start(2) :]
+                out.tasks.append(
+                    _task_from(m.group(1), text, shown_text, lines[0].number, task_fields)
+                )
     return headings
 
 
-def _key_line(key: str, fm_lines: list[str]) -> int:
-    """0-based index of the line where property `key` starts (0 when not found)."""
-    pattern = re.compile(rf"['\"]?{re.escape(key)}['\"]?\s*:")
-    return next((n for n, text in enumerate(fm_lines) if pattern.match(text)), 0)
+def _key_lines(fm_lines: list[str]) -> dict[str, int]:
+    """Where each top-level property may start: key -> 0-based line, in one pass.
+
+    A line `key:`, `"key":` or `'key' :` at the start of a line names `key` (the first line
+    wins); only a line's first few colons are tried, so a long line costs little."""
+    found: dict[str, int] = {}
+    for n, line in enumerate(fm_lines):
+        if not line or line[0].isspace():
+            continue
+        cut = -1
+        for _ in range(8):
+            cut = line.find(":", cut + 1)
+            if cut < 0:
+                break
+            key = line[:cut].rstrip()
+            found.setdefault(key, n)
+            if key[:1] in ("'", '"'):
+                found.setdefault(key[1:], n)
+                if key[-1:] in ("'", '"'):
+                    found.setdefault(key[1:-1], n)
+            if key[-1:] in ("'", '"'):
+                found.setdefault(key[:-1], n)
+    return found
 
 
 def _front_matter_links(fm: dict[str, JSONValue], fm_lines: list[str]) -> list[Link]:
     links: list[Link] = []
+    key_lines = _key_lines(fm_lines)
+    starts = sorted(set(key_lines.values()))
     for key, value in fm.items():
         if key.lower() in _LIST_KEYS:
             continue
-        at = _key_line(key, fm_lines)
+        at = key_lines.get(key, 0)
+        # the property's lines: up to where the next property starts
+        after = bisect.bisect_right(starts, at)
+        end = starts[after] if key in key_lines and after < len(starts) else len(fm_lines)
         for text in _as_strings(value, split=False):
             for m in _WIKILINK_IN_TEXT_RE.finditer(text):
                 ref = split_link_ref(m.group(2))
                 if ref is None:
                     continue
                 # the line holding this very link (list items sit below their key)
-                at = next((n for n in range(at, len(fm_lines)) if m.group(0) in fm_lines[n]), at)
+                at = next((n for n in range(at, end) if m.group(0) in fm_lines[n]), at)
                 links.append(
                     Link(
                         target=ref.target,
@@ -724,9 +928,10 @@ def _front_matter_links(fm: dict[str, JSONValue], fm_lines: list[str]) -> list[L
 
 def _front_matter_fields(fm: dict[str, JSONValue], fm_lines: list[str]) -> list[Field]:
     fields: list[Field] = []
+    key_lines = _key_lines(fm_lines)
     for key, value in fm.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        fields.append(Field(key, shown, _key_line(key, fm_lines) + 2, source="property"))
+        fields.append(Field(key, shown, key_lines.get(key, 0) + 2, source="property"))
     return fields
 
 
@@ -806,15 +1011,18 @@ def _dedupe_tags(tags: Iterable[str]) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-def parse_note(text: str, path: str) -> ParsedNote:
-    """Parse one note's text; `path` is vault-relative with forward slashes."""
+def parse_note(text: str, path: str, limits: FrontMatterLimits = DEFAULT_LIMITS) -> ParsedNote:
+    """Parse one note's text; `path` is vault-relative with forward slashes. Front matter
+    over `limits` is cut (or, when too large to read, indexed as text) with a warning."""
     warnings: list[str] = []
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
-        text = text.replace("\x00", "")
-        warnings.append("NUL bytes removed")
+        # replaced, not dropped: a last line of NULs alone would vanish and the note's lines
+        # would no longer be the file's
+        text = text.replace("\x00", "\ufffd")
+        warnings.append("NUL bytes replaced by U+FFFD")
     all_lines = text.split("\n")
     if all_lines and all_lines[-1] == "":
         all_lines.pop()
@@ -824,13 +1032,18 @@ def parse_note(text: str, path: str) -> ParsedNote:
     fm: dict[str, JSONValue] = {}
     fm_lines: list[str] = []
     text_start = fm_line_count  # lines before this are not searchable text
-    if raw_fm is not None:
-        fm, problem = _load_yaml(raw_fm)
+    if raw_fm is not None and len(raw_fm) > limits.front_matter_chars:
+        warnings.append(
+            f"front matter larger than {limits.front_matter_kb:g} KB"
+            f" (limits.front_matter_kb {_LIMITS_HINT}); indexed as text, not read as properties"
+        )
+        text_start = 0
+    elif raw_fm is not None:
+        fm, problems = _load_yaml(raw_fm, limits)
         fm_lines = raw_fm.split("\n")
-        if problem:
-            warnings.append(problem)
-            if not fm:
-                text_start = 0  # unreadable front matter stays searchable as text
+        warnings.extend(problems)
+        if problems and not fm:
+            text_start = 0  # unreadable front matter stays searchable as text
     # ...but never markdown: Obsidian shows the block as (invalid) properties, so no heading,
     # link or tag comes from it (`key: x` over the closing `---` would read as a heading).
     body_lines = ["" if n < fm_line_count else line for n, line in enumerate(all_lines)]
@@ -865,4 +1078,22 @@ def parse_note(text: str, path: str) -> ParsedNote:
         chunks=_chunks(text_lines, text_start + 1, headings),
         warnings=tuple(warnings),
         line_count=line_count,
+    )
+
+
+def plain_note(text: str, path: str, warning: str) -> ParsedNote:
+    """A note as bare text: no properties, links or tags, only its lines as searchable chunks.
+
+    What a note becomes when `parse_note` fails on it, so that one note the parser cannot
+    handle is still found by search and reported by `doctor` instead of stopping a reindex."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.replace("\x00", "\ufffd").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return ParsedNote(
+        path=path,
+        title=PurePosixPath(path).name.removesuffix(".md"),
+        chunks=_chunks(lines, 1, ()),
+        warnings=(warning,),
+        line_count=len(lines),
     )

@@ -41,6 +41,18 @@ if TYPE_CHECKING:
 
 DEFAULT_BUDGET = 5000
 SECTIONS = ("Critical Context", "Preferences", "Active Projects", "Key Facts", "Decisions Made")
+# One line of guidance under each section of a new persona note, as an Obsidian comment
+# (hidden in Obsidian's reading view; `persona load` gives the note as written, so delete each
+# line once its section is filled in).
+GUIDANCE = {
+    "Critical Context": "Who the agent works for and what it must never forget: constraints, "
+    "what is off limits, who to ask.",
+    "Preferences": "How to work and answer: tone, length, format, tools and habits to keep to.",
+    "Active Projects": "Link each project in play now ([[Project]]) with a line on where it "
+    "stands; linked notes join the working set.",
+    "Key Facts": "Facts needed often, one per line as `key:: value` (names, numbers, places).",
+    "Decisions Made": "Decisions already taken, with their date and why, so they are not reopened.",
+}
 OPENING_MIN = 200  # a first paragraph shorter than this brings the next one along
 OPENING_MAX = 800  # an opening never takes more (in whole lines; the first line always counts)
 
@@ -119,28 +131,6 @@ class PersonaContext:
         """What an agent pastes into its prompt."""
         return "".join(block for _, block in _rendered(self.parts))
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "slug": self.slug,
-            "path": self.path,
-            "role": self.role,
-            "budget": self.budget,
-            "used": self.used,
-            "over_budget": self.over_budget,
-            "usage": self.usage(),
-            "left_out": list(self.left_out),
-            "parts": [
-                {
-                    "kind": p.kind,
-                    "source": p.source,
-                    "heading": p.heading,
-                    "chars": p.chars,
-                    "text": p.text,
-                }
-                for p in self.parts
-            ],
-        }
-
 
 def _part_block(part: ContextPart, first_of_kind: bool) -> str:
     """A part as it reads in the markdown, with the headings that frame it."""
@@ -178,13 +168,21 @@ def list_personas(vault: Vault) -> tuple[PersonaInfo, ...]:
             PersonaInfo(
                 slug=note.title,
                 path=note.path,
-                title=note.title,
+                title=_display_title(vault, note.path, note.title),
                 role=" ".join(role.split()) if isinstance(role, str) else "",
                 budget=_budget(fm.get("budget")),
                 aliases=note.aliases,
             )
         )
     return tuple(sorted(out, key=lambda p: (p.slug.casefold(), p.slug)))
+
+
+def _display_title(vault: Vault, path: str, slug: str) -> str:
+    """A persona's name for people: its note's first heading when that is a `# Heading`."""
+    headings = store.headings_of(vault.conn, path)
+    if headings and headings[0].level == 1:
+        return headings[0].text
+    return slug
 
 
 def _is_persona(fm: dict[str, object]) -> bool:
@@ -344,10 +342,16 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
     packer = _Packer(chars)
     # (1) The persona note is never cut: an agent without its instructions is the wrong agent.
     packer.place(ContextPart("persona", info.path, None, "".join(f"{x}\n" for x in body)))
+    if budget is not None and packer.used > budget:
+        raise UsageError(
+            f"a budget of {budget:,} characters is below the persona note's own "
+            f"{packer.used:,} ({info.path}, never cut): give at least {packer.used:,}, or "
+            "shorten the note"
+        )
     packer.seen_lines.update(n for n in (_norm(x) for x in body) if _worth_dedup(n))
     meta = store.note_facts(conn, [info.path]).get(info.path)
     fm = meta.frontmatter if meta else {}
-    entity = _entity(fm, info.title)
+    entity = _entity(fm, info.slug)  # the file name, as links name it
     for f in store.fields_of(conn, [info.path])[info.path]:
         if f.source == "inline":  # in the body, said already
             packer.seen_facts.add(_fact_key(entity, f.key, strip_block_id(f.value)))
@@ -623,9 +627,10 @@ def new_persona(vault: Vault, slug: str, role: str) -> Path:
 
 
 def persona_template(slug: str, role: str) -> str:
-    """A new persona note: front matter and the recommended sections, empty."""
+    """A new persona note: front matter and the recommended sections, each with a line of
+    guidance (an Obsidian comment) to replace."""
     title = slug.replace("-", " ").replace("_", " ").strip().capitalize()
-    sections = "".join(f"\n## {s}\n\n" for s in SECTIONS)
+    sections = "".join(f"\n## {s}\n\n%% {GUIDANCE[s]} Delete this line. %%\n" for s in SECTIONS)
     return (
         "---\n"
         "type: persona\n"

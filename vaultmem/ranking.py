@@ -58,6 +58,14 @@ class Weights:
     # pseudo-relevance feedback: sections found only through words the best sections share
     # (when no section holds every word) join the keyword evidence at this fraction; 0 is off
     feedback: float = 0.0
+    # Experimental (issue 13, measured in bench/devset.py and bench/ablation.py; 0 is off):
+    # a note whose title or an alias is what the query asks for (`names` given to rank)…
+    title: float = 0.0
+    # …and the keyword evidence of a note's other sections besides its best one…
+    evidence: float = 0.0
+    # …and a keyword match over the whole note (`note_scores` given to rank: each note's bm25
+    # over its whole text, relative to the best note's), for words spread over sections
+    note: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,38 @@ def _share(query: set[str], text: str) -> float:
     return hits / len(query)
 
 
+def name_match(query: set[str], names: Sequence[str]) -> float:
+    """How well a note's title or best alias names what the query asks for, in [0, 1].
+
+    The share of the query's words in the name times the share of the name's words in the
+    query: "daily notes" gives the note titled "Daily notes" 1.0 and "Daily notes plugin" 0.67,
+    while a long title that merely contains the words scores low.
+    """
+    best = 0.0
+    for name in names:
+        have = _words(name)
+        if not have or not query:
+            continue
+        hit_q = sum(
+            1 for q in query if q in have or (len(q) > 5 and any(h.startswith(q[:5]) for h in have))
+        )
+        hit_n = sum(
+            1
+            for h in have
+            if h in query or (len(h) > 5 and any(q.startswith(h[:5]) for q in query))
+        )
+        best = max(best, (hit_q / len(query)) * (hit_n / len(have)))
+    return best
+
+
+def other_sections(scores: Sequence[float]) -> float:
+    """Evidence beyond a note's best section, in [0, 1]: its next two sections' scores (each
+    already relative to the best section of the search), the second counted in full, the third
+    half."""
+    rest = sorted(scores, reverse=True)[1:3]
+    return min(1.0, sum(w * s for w, s in zip((1.0, 0.5), rest, strict=False)))
+
+
 def _in_route(route: DateRoute, path: str, title: str, facts: NoteFacts) -> bool:
     days = dates_in(f"{path} {title}")
     if facts.date:
@@ -98,8 +138,13 @@ def rank(
     route: DateRoute | None = None,
     now: dt.datetime | None = None,
     limit: int = 10,
+    names: Mapping[str, Sequence[str]] | None = None,
+    note_scores: Mapping[str, float] | None = None,
 ) -> list[Ranked]:
-    """Fuse per note (best chunk per retriever), add the signals, best first."""
+    """Fuse per note (best chunk per retriever), add the signals, best first.
+
+    `names`: each note's title and aliases, for the (experimental) title signal;
+    `note_scores`: whole-note keyword scores in [0, 1], for the (experimental) note signal."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -133,6 +178,13 @@ def rank(
             parts.append(("heading", weights.heading * _share(query_words, best.heading)))
         if weights.path:
             parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
+        if weights.title and names is not None:
+            parts.append(("title", weights.title * name_match(query_words, names.get(path, ()))))
+        if weights.note and note_scores is not None:
+            parts.append(("note", weights.note * note_scores.get(path, 0.0)))
+        if weights.evidence and top_keyword > 0:
+            relative = [(c.keyword or 0.0) / top_keyword for c in chunks]
+            parts.append(("evidence", weights.evidence * other_sections(relative)))
         if route is not None and weights.date and _in_route(route, path, best.title, note_facts):
             parts.append(("date", weights.date))
         if note_facts.expired and weights.expired:

@@ -150,7 +150,7 @@ class FileSet:
         best = min(r for r, _ in ranked)
         candidates = [c for _, c in ranked]
         matches = [c for r, c in ranked if r == best]
-        if "/" in target:
+        if "/" in target or absolute:  # a path: one file, never ambiguous when it exists
             if hit := self.exact(target):
                 return Resolution(hit)
             if not absolute and folder and (hit := self.exact(f"{folder}/{target}")):

@@ -115,19 +115,6 @@ class Hit:
     header: str
     explain: tuple[tuple[str, float], ...] = ()
 
-    def to_json(self, explain: bool = False) -> dict[str, object]:
-        data: dict[str, object] = {
-            "path": self.path,
-            "startLine": self.start_line,
-            "endLine": self.end_line,
-            "score": round(self.score, 4),
-            "snippet": plain(self.snippet),
-            "header": self.header,
-        }
-        if explain:
-            data["explain"] = {name: round(value, 4) for name, value in self.explain}
-        return data
-
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -136,18 +123,6 @@ class SearchResult:
     mode: Mode = "keyword"
     notices: tuple[str, ...] = ()  # degraded behaviour a person should hear about (stderr)
     route: DateRoute | None = None
-
-    def to_json(self, explain: bool = False) -> dict[str, object]:
-        data: dict[str, object] = {
-            "query": self.query,
-            "results": [h.to_json(explain) for h in self.hits],
-        }
-        if explain:
-            data["mode"] = self.mode
-            data["notices"] = list(self.notices)
-            if self.route:
-                data["dates"] = [self.route.start.isoformat(), self.route.end.isoformat()]
-        return data
 
 
 @dataclass(frozen=True)

@@ -112,8 +112,8 @@ class Vault:
         if not root.is_dir():
             raise VaultNotFound(f"vault path {root} is not a folder")
         self.root = root
-        self.index_path = index_path or root / ".vaultmem" / "index.db"
         self.config: Config = config if config is not None else load_config(root)
+        self.index_path = index_path or self.config.index_path(root)
         self.embedder_spec: str | None = None  # set by front-ends from --embedder
         self.llm_spec: str | None = None
         self._embedder: Embedder | None = None
@@ -126,7 +126,8 @@ class Vault:
     # ---- lifecycle
 
     def init(self) -> bool:
-        """Write a default config (never overwriting one); True when it was created."""
+        """Write a default config (never overwriting one); True when it was created. Also
+        `.vaultmem/.gitignore`, so Git keeps the config and never the derived index."""
         return write_default_config(self.root)
 
     def reindex(

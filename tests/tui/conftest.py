@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
 from tests.conftest import SAMPLE_VAULT
@@ -58,3 +61,52 @@ async def settle(pilot: Pilot[None]) -> None:
 
 async def type_text(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*["space" if c == " " else c for c in text])
+
+
+async def wait_until(
+    pilot: Pilot[None],
+    condition: Callable[[], object],
+    what: str | Callable[[], str],
+    timeout: float = 30.0,
+) -> None:
+    """Let the app run until `condition()` holds; fail saying `what` did not happen in time
+    (a callable `what` describes the state at that moment).
+
+    Generous by default: these machines are often loaded, and a passing test waits no longer
+    than the condition takes.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            said = what() if callable(what) else what
+            raise AssertionError(f"{said}: not within {timeout:g} s")
+        await pilot.pause(0.05)
+
+
+def palette_choice(pilot: Pilot[None]) -> str | None:
+    """The command palette's highlighted item, when the palette is open and lists some."""
+    screen = pilot.app.screen
+    if not isinstance(screen, CommandPalette):
+        return None
+    option = screen.query_one(CommandList).highlighted_option
+    return None if option is None else str(getattr(option.prompt, "plain", option.prompt))
+
+
+async def run_command(pilot: Pilot[None], typed: str, choice: str) -> None:
+    """Open the command palette, type `typed`, wait until it offers `choice` first, pick it."""
+    await pilot.press("ctrl+p")
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, CommandPalette), "the command palette opens"
+    )
+    await type_text(pilot, typed)
+    await wait_until(
+        pilot,
+        lambda: choice in (palette_choice(pilot) or ""),
+        lambda: f"the palette offers {choice!r} for {typed!r} (not {palette_choice(pilot)!r})",
+    )
+    await pilot.app.workers.wait_for_complete()  # every provider has answered: no re-sort left
+    assert choice in (palette_choice(pilot) or ""), palette_choice(pilot)
+    await pilot.press("enter")
+    await wait_until(
+        pilot, lambda: not isinstance(pilot.app.screen, CommandPalette), "the palette closes"
+    )

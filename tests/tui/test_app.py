@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 import sqlean as sqlite3
 from textual.widgets import Button, Input
 
-from tests.tui.conftest import settle, type_text
+from tests.tui.conftest import run_command, settle, type_text, wait_until
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.browse import BrowseScreen
+from vaultmem.tui.screens.keys import KeysScreen
 from vaultmem.tui.screens.no_index import NoIndexScreen
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.search import SearchScreen
@@ -62,21 +62,17 @@ async def test_live_refresh_when_a_file_changes_on_disk(vault_dir: Path) -> None
     app = VaultmemApp(Vault(vault_dir), live=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        deadline = time.monotonic() + 10
-        while app.freshness is None and time.monotonic() < deadline:  # started after 1st paint
-            await pilot.pause(0.1)
-        assert app.freshness is not None
-        assert app.freshness.ready.wait(10)
+        await wait_until(pilot, lambda: app.freshness is not None, "the watcher is created")
+        assert app.freshness is not None  # started after the first paint
+        await wait_until(pilot, app.freshness.ready.is_set, "the watcher runs")
         await pilot.press("ctrl+t")
         await type_text(pilot, "zanzibari")
         await settle(pilot)
         assert hit_paths(app) == []
         (vault_dir / NEW_NOTE).write_text(NEW_TEXT, encoding="utf-8")
-        deadline = time.monotonic() + 20
-        while hit_paths(app) != [NEW_NOTE] and time.monotonic() < deadline:
-            await pilot.pause(0.2)
-            await app.workers.wait_for_complete()
-        assert hit_paths(app) == [NEW_NOTE]
+        await wait_until(
+            pilot, lambda: hit_paths(app) == [NEW_NOTE], "the new note is found", timeout=60
+        )
     assert app.freshness._thread is None  # stopped on exit
 
 
@@ -121,35 +117,25 @@ async def test_other_schema_offers_the_full_reindex(vault_dir: Path) -> None:
 
 async def test_command_palette_lists_actions_and_notes(app: VaultmemApp) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "browse")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, BrowseScreen)
-        await pilot.press("ctrl+p")
-        await type_text(pilot, "shakshuka")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, NoteScreen)
+        await run_command(pilot, "browse", "Browse")
+        await wait_until(pilot, lambda: isinstance(app.screen, BrowseScreen), "Browse opens")
+        await run_command(pilot, "shakshuka", "Open Shakshuka")
+        await wait_until(pilot, lambda: isinstance(app.screen, NoteScreen), "the note opens")
         assert app.screen.path == "personal/recipes/Shakshuka.md"
-        await pilot.press("ctrl+p")  # the note screen's own keys are commands too
-        await type_text(pilot, "obsidian")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert any("obsidian://open" in str(n.message) for n in app._notifications)
+        await run_command(pilot, "obsidian", "Obsidian")  # the note screen's keys are commands
+        await wait_until(
+            pilot,
+            lambda: any("obsidian://open" in str(n.message) for n in app._notifications),
+            "the Obsidian link is shown",
+        )
 
 
 async def test_help_shows_the_keys(app: VaultmemApp) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f1")
-        await pilot.pause()
-        assert app.screen.query("HelpPanel")
-        await pilot.press("f1")
-        await pilot.pause()
-        assert not app.screen.query("HelpPanel")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen), "the keys show")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), "the keys hide")
 
 
 async def test_small_terminal_40x12_without_a_crash(app: VaultmemApp) -> None:
@@ -165,6 +151,7 @@ async def test_small_terminal_40x12_without_a_crash(app: VaultmemApp) -> None:
         assert isinstance(app.screen, NoteScreen)
         await pilot.press("l", "enter")  # the links pane shows when it has the focus
         await settle(pilot)
+        assert app.screen.query_one("#note-body").display  # the followed note shows its text
         await pilot.press("f3")
         await settle(pilot)
         assert isinstance(app.screen, BrowseScreen)
@@ -186,6 +173,10 @@ async def test_every_screen_is_a_key_away(app: VaultmemApp) -> None:
         await pilot.press("f2")
         await settle(pilot)
         assert isinstance(app.screen, SearchScreen)
-        await pilot.press("tab", "g")  # letters work where no text field has the focus
+        await pilot.press("tab", "g")  # on the search screen, a letter goes to the search box
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.query_one("#query", Input).value == "g"
+        await pilot.press("f3", "g")  # letters work where no text can be typed
         await settle(pilot)
         assert isinstance(app.screen, GapsScreen)

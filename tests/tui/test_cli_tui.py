@@ -16,7 +16,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         env=env,
         stdin=subprocess.DEVNULL,
-        timeout=60,
+        timeout=300,  # a deadline, not a wait: generous for a loaded machine
     )
 
 

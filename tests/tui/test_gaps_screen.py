@@ -10,7 +10,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Label, TabbedContent
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import settle, wait_until
 from vaultmem.tui import app as app_module
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.gaps import TABS, GapsScreen, totals_line
@@ -67,12 +67,15 @@ def tab_label(screen: GapsScreen, tab: str) -> str:
 
 
 async def go_to_tab(pilot: Pilot[None], screen: GapsScreen, tab: str) -> None:
+    """Press `]` until the tab shows, waiting for each press to move on one tab."""
+    tabs = screen.query_one(TabbedContent)
     for _ in TABS:
-        if screen.query_one(TabbedContent).active == f"gaps-{tab}":
-            break
+        if tabs.active == f"gaps-{tab}":
+            return
+        before = tabs.active
         await pilot.press("right_square_bracket")
-    await pilot.pause()
-    assert screen.query_one(TabbedContent).active == f"gaps-{tab}"
+        await wait_until(pilot, lambda b=before: tabs.active != b, f"the tab after {before} shows")
+    assert tabs.active == f"gaps-{tab}"
 
 
 def priya_line(root: Path) -> int:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from textual.widgets import Label
 
-from tests.tui.conftest import settle, type_text
+from tests.tui.conftest import settle, type_text, wait_until
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.search import SearchScreen
@@ -156,14 +157,58 @@ async def test_broken_front_matter_note_opens(vault_dir: Path) -> None:
         assert any(row.startswith("⚠") for row in panel_rows(app))  # the parse warning
 
 
-async def test_obsidian_and_editor_keys(app: VaultmemApp) -> None:
+async def test_obsidian_and_editor_keys(
+    app: VaultmemApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opener = tmp_path / "bin" / "xdg-open"  # a system that opens obsidian:// links
+    opener.parent.mkdir()
+    opener.write_text("#!/bin/sh\nexit 0\n")
+    opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{opener.parent}:{os.environ['PATH']}")
     async with app.run_test(size=(100, 30)) as pilot:
         app.open_note(COP)
         await settle(pilot)
         await pilot.press("o")
-        await pilot.pause()
-        messages = [str(n.message) for n in app._notifications]
-        assert "obsidian://open?vault=sample-vault&file=work%2FHeat%20pump%20COP%20math" in messages
+        url = "obsidian://open?vault=sample-vault&file=work%2FHeat%20pump%20COP%20math"
+        await wait_until(
+            pilot,
+            lambda: url in [str(n.message) for n in app._notifications],
+            "the Obsidian link is shown",
+        )
         await pilot.press("e")  # the test driver cannot hand the terminal over: says so
-        await pilot.pause()
-        assert any("editor" in str(n.message) for n in app._notifications)
+        await wait_until(
+            pilot,
+            lambda: any("editor" in str(n.message) for n in app._notifications),
+            "the editor notice is shown",
+        )
+
+
+OBSIDIAN_SYNTAX = (
+    "# Reading notes\n\n"
+    "A paragraph someone links to. ^b15695\n\n"
+    "> [!tip]- Keep the kettle warm\n"
+    "> Preheat the pot, then pour.\n\n"
+    "Write `[[Not a link]]` to show the syntax; [[Miso Soup]] is a link.\n"
+)
+
+
+async def test_callouts_block_ids_and_inline_code_read_as_in_obsidian(vault_dir: Path) -> None:
+    (vault_dir / "Reading notes.md").write_text(OBSIDIAN_SYNTAX, encoding="utf-8")
+    vault = Vault(vault_dir)
+    vault.reindex(embed=False)
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_note("Reading notes.md")
+        await wait_until(pilot, lambda: app.screen.query(RenderedView), "the note screen shows")
+        view = app.screen.query_one(RenderedView)
+        await wait_until(pilot, lambda: "Miso Soup" in view.text(), "the note renders")
+        lines = view.text().split("\n")
+        box = [line for line in lines if "Keep the kettle warm" in line]
+        assert box and box[0].lstrip().startswith("╭─ Keep the kettle warm")
+        assert any(line.lstrip().startswith("│ Preheat the pot") for line in lines)
+        assert "[!tip]" not in view.text() and "^b15695" not in view.text()
+        assert "[[Not a link]]" in view.text()  # inline code stays as written
+        assert "note:Not" not in view.source and "(note:Miso%20Soup)" in view.source
+        screen = app.screen
+        assert isinstance(screen, NoteScreen)
+        await wait_until(pilot, lambda: screen.info is not None, "its links are read")

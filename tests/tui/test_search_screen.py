@@ -125,10 +125,24 @@ async def test_a_bad_since_date_says_how_to_write_it(app: VaultmemApp) -> None:
         await settle(pilot)
         await pilot.press("ctrl+f", "tab", "tab")
         assert app.focused is app.screen.query_one("#since", Input)
+        await type_text(pilot, "someday")
+        await settle(pilot)
+        assert "YYYY-MM-DD" in status(app) and "last week" in status(app)
+        assert app.screen.query_one("#status").has_class("-error")
+
+
+async def test_since_takes_words_as_the_cli_does(app: VaultmemApp) -> None:
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "gateway")
+        await settle(pilot)
+        await pilot.press("ctrl+f", "tab", "tab")
         await type_text(pilot, "last week")
         await settle(pilot)
-        assert "YYYY-MM-DD" in status(app)
-        assert app.screen.query_one("#status").has_class("-error")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        request = screen.request()
+        assert not isinstance(request, str) and request.since is not None
+        assert not screen.query_one("#status").has_class("-error")
 
 
 async def test_enter_opens_the_highlighted_hit(app: VaultmemApp) -> None:

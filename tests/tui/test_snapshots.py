@@ -15,8 +15,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.tui.conftest import settle, type_text
+from tests.tui.test_note_screen import OBSIDIAN_SYNTAX
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.search import PREVIEW_AFTER, SearchScreen
+from vaultmem.tui.widgets.index_status import IndexStatus
 from vaultmem.vault import Vault
 
 Snap = Callable[..., bool]
@@ -25,6 +27,7 @@ Snap = Callable[..., bool]
 @pytest.fixture(autouse=True)
 def steady(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SearchScreen, "show_timings", False)  # timings differ run to run
+    monkeypatch.setattr(IndexStatus, "show_times", False)  # so does the last reindex's time
 
 
 def still(then: Callable[[Pilot[None]], Awaitable[None]] | None = None) -> Any:
@@ -92,12 +95,36 @@ class TestNoteScreen:
         go = typed("heat pump cop", "enter", "l")
         assert snap_compare(app, terminal_size=(40, 12), run_before=still(go))
 
+    def test_note_at_40x12_shows_its_text(self, snap_compare: Snap, app: VaultmemApp) -> None:
+        go = typed("heat pump cop", "enter")
+        assert snap_compare(app, terminal_size=(40, 12), run_before=still(go))
+
+    def test_callouts_block_ids_and_inline_code(self, snap_compare: Snap, vault_dir: Path) -> None:
+        (vault_dir / "Reading notes.md").write_text(OBSIDIAN_SYNTAX, encoding="utf-8")
+        vault = Vault(vault_dir)
+        vault.reindex(embed=False)
+        app = VaultmemApp(vault, live=False)
+
+        async def go(pilot: Pilot[None]) -> None:
+            app.open_note("Reading notes.md")
+
+        assert snap_compare(app, terminal_size=(80, 24), run_before=still(go))
+
     def test_deleted_note(self, snap_compare: Snap, app: VaultmemApp, vault_dir: Path) -> None:
         async def go(pilot: Pilot[None]) -> None:
             (vault_dir / "personal/recipes/Miso Soup.md").unlink()
             app.open_note("personal/recipes/Miso Soup.md")
 
         assert snap_compare(app, terminal_size=(80, 24), run_before=still(go))
+
+
+class TestKeysScreen:
+    def test_keys_of_the_note_screen(self, snap_compare: Snap, app: VaultmemApp) -> None:
+        go = typed("heat pump cop", "enter", "f1")
+        assert snap_compare(app, terminal_size=(80, 30), run_before=still(go))
+
+    def test_keys_at_40x12(self, snap_compare: Snap, app: VaultmemApp) -> None:
+        assert snap_compare(app, terminal_size=(40, 12), run_before=still(pressed("f1")))
 
 
 class TestBrowseScreen:

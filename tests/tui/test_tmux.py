@@ -1,7 +1,9 @@
 """The real `vaultmem tui` in a real terminal (tmux), driven as a person would drive it.
 
 tmux runs the installed command on a copy of sample-vault; `send-keys` types, `capture-pane`
-reads the screen. Skipped where tmux is missing.
+reads the screen. Every tmux call must succeed (a pane that cannot be read fails the test, it
+never reads as an empty screen), and every check waits for what it expects to see. Skipped where
+tmux is missing.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 SIZE = ("100", "30")
+EXITED = "vaultmem exited with status"  # printed by the pane's shell once the app has quit
 
 
 class Terminal:
@@ -33,13 +36,18 @@ class Terminal:
         self.tmux(
             "new-session", "-d", "-s", self.session, "-x", SIZE[0], "-y", SIZE[1],
             # env -i: no inherited COLUMNS/LINES (Textual would believe them over the pane)
-            f"env -i {exports} {line}; sleep 30",  # sleep: the pane stays readable after exit
+            # sleep: the pane stays readable after the app exits
+            f"env -i {exports} {line}; echo \"{EXITED} $?\"; sleep 30",
         )  # fmt: skip
 
-    def tmux(self, *args: str) -> str:
+    def tmux(self, *args: str, check: bool = True) -> str:
         done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=60
         )
+        if check and done.returncode != 0:
+            raise AssertionError(
+                f"tmux {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}"
+            )
         return done.stdout
 
     def send(self, *keys: str) -> None:
@@ -48,17 +56,22 @@ class Terminal:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.session)
 
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+    def wait_for(self, *texts: str, timeout: float = 60.0) -> str:
+        """The screen once it shows every one of `texts` at the same time."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             shown = self.screen()
-            if text in shown:
+            if all(text in shown for text in texts):
                 return shown
+            if time.monotonic() > deadline:
+                missing = [text for text in texts if text not in shown]
+                raise AssertionError(
+                    f"{missing!r} not shown within {timeout:g} s; the screen shows:\n{shown}"
+                )
             time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; the screen shows:\n{self.screen()}")
 
     def close(self) -> None:
-        self.tmux("kill-server")
+        self.tmux("kill-server", check=False)  # the server may have gone with its last pane
 
 
 @pytest.fixture
@@ -82,12 +95,34 @@ def test_search_open_a_note_and_quit_in_tmux(terminal: Terminal) -> None:
     shown = terminal.wait_for("personal/recipes/Shakshuka.md")
     assert "Shakshuka" in shown.split("personal/recipes/Shakshuka.md")[0]  # the hit's title
     terminal.send("Enter")
-    shown = terminal.wait_for("Shakshuka  ·")  # the note screen's title line
-    assert "Links (" in shown and "Backlinks (" in shown
+    # the note screen's title line, and its panels (drawn a moment after the title)
+    terminal.wait_for("Shakshuka  ·", "Links (", "Backlinks (")
     terminal.send("Escape")
-    terminal.wait_for("shakshuka")
+    terminal.wait_for("shakshuka", "^f Filters")  # back on the search screen, query kept
     terminal.send("C-q")
-    deadline = time.monotonic() + 15
-    while "Search the vault" in terminal.screen() or "Shakshuka" in terminal.screen():
-        assert time.monotonic() < deadline, "the app did not quit"
-        time.sleep(0.2)
+    shown = terminal.wait_for(EXITED)  # the app quit, and its exit status is on the screen
+    assert f"{EXITED} 0" in shown
+    assert "^f Filters" not in shown and "Shakshuka" not in shown
+
+
+@pytest.mark.parametrize("words", ["templates", "zebra crossing", "quick switcher"])
+def test_typing_after_escape_from_a_note_lands_in_the_search_box_in_tmux(
+    terminal: Terminal, words: str
+) -> None:
+    """As in the report: open a note from the hits, escape, type a new query at once."""
+    terminal.wait_for("Search the vault")
+    terminal.send("shakshuka")
+    terminal.wait_for("personal/recipes/Shakshuka.md")
+    terminal.send("Down")  # into the hits: the list has the focus
+    terminal.send("Enter")
+    terminal.wait_for("Shakshuka  ·", "Links (", "Backlinks (")
+    terminal.send("Escape")
+    terminal.wait_for("^f Filters")
+    terminal.send("-l", words)  # literally, as typed
+    shown = terminal.wait_for(words, "^f Filters")
+    first_line = next(line for line in shown.splitlines() if line.strip())
+    assert words in first_line  # the search box, top of the screen, holds the words
+    assert "shakshuka" not in first_line  # the selected query was typed over
+    assert "Folders" not in shown and "Orphans" not in shown and "from" not in first_line
+    terminal.send("C-q")
+    assert f"{EXITED} 0" in terminal.wait_for(EXITED)

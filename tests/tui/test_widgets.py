@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import io
 from pathlib import Path
 
 import pytest
@@ -11,10 +13,13 @@ from vaultmem.tui.screens.note import editor_command, obsidian_url
 from vaultmem.tui.screens.search import parse_since
 from vaultmem.tui.widgets.hit_list import heading_trail, highlighted, hit_text
 from vaultmem.tui.widgets.markdown_text import (
+    Callout,
+    callouts,
     chunks,
     display_markdown,
 )
 from vaultmem.tui.widgets.preview import MAX_LINES, section_lines
+from vaultmem.tui.widgets.rendered_view import rendered
 from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, FolderCount, Hit, NoteSummary, TagCount
 
 
@@ -42,10 +47,13 @@ def test_section_lines_cuts_the_hit_out_of_the_note() -> None:
 
 
 def test_parse_since() -> None:
+    today = dt.date(2026, 11, 30)
     assert parse_since(" ") is None
     assert str(parse_since("2026-11-20")) == "2026-11-20"
+    assert parse_since("yesterday", today) == dt.date(2026, 11, 29)  # the words queries take
+    assert parse_since("last week", today) == dt.date(2026, 11, 23)
     with pytest.raises(ValueError):
-        parse_since("yesterday")
+        parse_since("someday", today)
 
 
 def test_long_sections_are_cut_for_the_preview() -> None:
@@ -103,6 +111,62 @@ def test_chunks_never_cut_a_fence_nested_in_a_list() -> None:
     parts = chunks(text, 2, 2)
     assert "".join(parts) == text
     assert all(p.count("```") % 2 == 0 for p in parts)
+def test_a_wikilink_in_inline_code_stays_code() -> None:
+    shown = display_markdown("never send `[[Inline Code Link]]`, but [[Real]] and ``a `[[b]]` c``")
+    assert shown == ("never send `[[Inline Code Link]]`, but [Real](note:Real) and ``a `[[b]]` c``")
+
+
+def test_block_ids_are_hidden() -> None:
+    text = (
+        "A paragraph to link to. ^b15695\n"
+        "- a list item ^item-2\n"
+        "| a | b |\n"
+        "^table-id\n"
+        "kept: `code ^inline` and x^2\n"
+        "```\nfenced ^kept\n```"
+    )
+    assert display_markdown(text).split("\n") == [
+        "A paragraph to link to.",
+        "- a list item",
+        "| a | b |",
+        "kept: `code ^inline` and x^2",
+        "```",
+        "fenced ^kept",
+        "```",
+    ]
+
+
+def test_callouts_are_found_with_their_title_and_body() -> None:
+    text = (
+        "Before.\n"
+        "> [!tip]- Use the [thing](note:Thing)\n"
+        "> first line\n"
+        ">\n"
+        "> > [!WARNING]\n"
+        "> > careful\n"
+        "After.\n"
+        "> a plain quote\n"
+        "```\n> [!note] in code\n```"
+    )
+    assert callouts(text) == [
+        "Before.",
+        Callout("tip", "Use the thing", "-", "first line\n\n> [!WARNING]\n> careful"),
+        "After.\n> a plain quote\n```\n> [!note] in code\n```",
+    ]
+    (nested,) = [p for p in callouts(callouts(text)[1].body) if isinstance(p, Callout)]  # type: ignore[union-attr]
+    assert (nested.kind, nested.title, nested.body) == ("warning", "Warning", "careful")
+
+
+def test_a_callout_renders_as_a_titled_box() -> None:
+    from rich.console import Console
+
+    console = Console(width=40, record=True, color_system=None, file=io.StringIO())
+    console.print(rendered(display_markdown("> [!tip]- Title here\n> The body text. ^abc123")))
+    lines = console.export_text().rstrip("\n").split("\n")
+    assert lines[0].startswith("╭─ Title here ─") and lines[0].endswith("╮")
+    assert lines[1].startswith("│ The body text.") and lines[1].endswith("│")
+    assert lines[2].startswith("╰") and len(lines) == 3
+    assert "[!tip]" not in console.export_text() and "^abc123" not in console.export_text()
 
 
 def test_catalogue_groups_children_under_parents() -> None:

@@ -1,16 +1,19 @@
 """The MCP server: the vault's read tools and persona resources for agents (the one MCP SDK user).
 
 A thin front-end over `Vault`, like the CLI: each tool is its arguments (a JSON schema an agent
-reads), one core call, and the answer as JSON (markdown for note text and persona context).
-`VaultmemError` becomes a tool error carrying the message the CLI prints; anything else is a bug,
-logged to stderr with its traceback (stdout is the stdio transport: nothing else may write there).
+reads, refusing anything else), one core call, and the answer in the JSON dialect the CLI's
+`--json` prints (`vaultmem.dialect`; markdown for note text and persona context).
+`VaultmemError` becomes a tool error carrying the message the CLI prints; anything else is a
+bug, logged to stderr with its traceback (stdout is the stdio transport: nothing else may write
+there).
 
-`shapes` holds the answers' JSON shapes, `tools` the tool bodies over `Vault`, `running` what
-keeps a running server current, `app` the server and its registrations (and stdio), `http` the
-streamable-HTTP transport behind its gate.
+`tools/` holds the tools, a module per family (search, notes, graph, personas); `schema` what
+they share (annotations, argument types, the strict input schema); `runner` runs their bodies
+on the server's threads; `running` keeps a running server current; `app` is the server and its
+resources (and stdio); `http` the streamable-HTTP transport behind its gate.
 """
 
-from vaultmem.server.app import INSTRUCTIONS, READ_ONLY, VaultServer, build_server, run_stdio
+from vaultmem.server.app import INSTRUCTIONS, VaultServer, build_server, run_stdio
 from vaultmem.server.http import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -22,6 +25,7 @@ from vaultmem.server.http import (
     is_loopback,
     run_http,
 )
+from vaultmem.server.runner import TOOL_THREADS, Runner
 from vaultmem.server.running import (
     FIRST_CALL_GRACE,
     STARTUP_WAIT,
@@ -29,7 +33,7 @@ from vaultmem.server.running import (
     configure_logging,
     serving,
 )
-from vaultmem.server.tools import MAX_NOTE_CHARS, MAX_RESULTS, MAX_ROWS, TOOL_THREADS, Tools
+from vaultmem.server.schema import MAX_NOTE_CHARS, MAX_RESULTS, MAX_ROWS, READ_ONLY
 
 __all__ = [
     "DEFAULT_HOST",
@@ -45,7 +49,7 @@ __all__ = [
     "TOOL_THREADS",
     "Gate",
     "Live",
-    "Tools",
+    "Runner",
     "VaultServer",
     "allowed_hosts",
     "build_server",

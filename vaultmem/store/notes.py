@@ -285,9 +285,10 @@ def paths_spelled(conn: Connection, folded: str, stem: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def note_paths_titled(conn: Connection, folded_title: str) -> list[str]:
+def note_paths_titled(conn: Connection, folded_title: str, kind: str = "note") -> list[str]:
+    """Files of `kind` (note | attachment) whose folded title is `folded_title`."""
     rows = conn.execute(
-        "SELECT path FROM notes WHERE folded_title = ? AND kind = 'note'", (folded_title,)
+        "SELECT path FROM notes WHERE folded_title = ? AND kind = ?", (folded_title, kind)
     )
     return [r[0] for r in rows]
 

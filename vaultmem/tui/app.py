@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -17,14 +19,16 @@ from textual.screen import Screen
 from vaultmem.errors import NoIndex, SchemaMismatch, VaultmemError
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import settle_heap
-from vaultmem.tui.commands import NotesProvider, note_entries, screen_commands
+from vaultmem.tui.commands import ActionsProvider, NotesProvider, note_entries, screen_commands
 from vaultmem.tui.fuzzy import NameIndex
 from vaultmem.tui.screens.browse import BrowseScreen
 from vaultmem.tui.screens.gaps import GapsScreen
+from vaultmem.tui.screens.keys import KeysScreen
 from vaultmem.tui.screens.no_index import NoIndexScreen
 from vaultmem.tui.screens.note import NoteScreen
 from vaultmem.tui.screens.path import PathScreen
 from vaultmem.tui.screens.search import SearchScreen
+from vaultmem.tui.widgets.index_status import IndexState
 from vaultmem.tui.widgets.reindex_bar import ReindexProgress
 from vaultmem.vault import Vault
 
@@ -47,26 +51,27 @@ class VaultmemApp(App[None]):
         "path": PathScreen,
     }
     DEFAULT_MODE = "search"
-    COMMANDS = App.COMMANDS | {NotesProvider}
+    # vaultmem's actions (then Theme and Quit) in its own order; none of Textual's developer
+    # commands (Screenshot, Maximize), and any note by name.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        ActionsProvider,
+        NotesProvider,
+    }
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012 - narrow: no side panes
+    # No single letters here: a letter must never leave a screen, or quit, where text might
+    # be typed (the search screen sends letters to its search box wherever its focus is).
+    # Screens without a text field add letters of their own (SWITCH_LETTERS, q).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "reindex", "Reindex", priority=True),
         Binding("f1,question_mark", "help", "Keys"),
-        # Letters for speed where no text field has the focus; F-keys work from anywhere. Not
-        # in the footer (each footer key costs layout time on every screen change): the
-        # welcome text, F1 and the command palette list them.
-        Binding("s", "mode('search')", "Search", show=False),
-        Binding("b", "mode('browse')", "Browse", show=False),
-        Binding("g", "mode('gaps')", "Gaps", show=False),
-        Binding("p", "mode('path')", "Path", show=False),
         Binding("f2", "mode('search')", "Search", priority=True, show=False),
         Binding("f3", "mode('browse')", "Browse", priority=True, show=False),
         Binding("f4", "mode('gaps')", "Gaps", priority=True, show=False),
         Binding("f5", "mode('path')", "Path", priority=True, show=False),
-        Binding("q", "quit", "Quit", show=False),
     ]
 
     reindex_progress: reactive[ReindexProgress | None] = reactive(None)
+    index_state: reactive[IndexState] = reactive(IndexState())
 
     class FilesChanged(Message):
         """Notes changed on disk (posted from the watcher's thread)."""
@@ -103,6 +108,7 @@ class VaultmemApp(App[None]):
 
     def _index_ready(self) -> None:
         self.index_ok = True
+        self._read_index_state()
         # After the first screen is up: the vector load and the start-up reindex hold the GIL
         # for whole seconds on a big vault, and would delay the first paint by as much.
         self.set_timer(BACKGROUND_AFTER, self._start_background)
@@ -156,9 +162,33 @@ class VaultmemApp(App[None]):
         """The index changed: the visible screen reloads now, the others when next shown."""
         with self._lock:
             self.index_generation += 1
+        self._read_index_state()
         reload = getattr(self.screen, "reload", None)
         if callable(reload):
             reload()
+
+    # ---- the index at a glance (the status line)
+
+    @work(thread=True, exclusive=True, group="index-state")
+    def _read_index_state(self) -> None:
+        try:
+            figures = self.vault.stats()
+        except VaultmemError:
+            return  # the screens say what is wrong with the index
+        self.call_from_thread(self._index_read, figures.notes, figures.last_reindex)
+
+    def _index_read(self, notes: int, last_reindex: float | None) -> None:
+        self.index_state = dataclasses.replace(
+            self.index_state, notes=notes, last_reindex=last_reindex
+        )
+
+    def _index_busy(self, pending: bool | None = None, reindexing: bool | None = None) -> None:
+        state = self.index_state
+        self.index_state = dataclasses.replace(
+            state,
+            pending=state.pending if pending is None else pending,
+            reindexing=state.reindexing if reindexing is None else reindexing,
+        )
 
     def search_for(self, tag: str | None = None, folder: str | None = None) -> None:
         """The search screen, narrowed to a tag or a folder."""
@@ -204,10 +234,11 @@ class VaultmemApp(App[None]):
             self.switch_mode(mode)
 
     def action_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        """The keys of the screen you are on (F1 again, or escape, closes them)."""
+        if isinstance(self.screen, KeysScreen):
+            self.screen.dismiss(None)
         else:
-            self.action_show_help_panel()
+            self.push_screen(KeysScreen(self.screen))
 
     def action_reindex(self) -> None:
         self.reindex(full=False)
@@ -216,20 +247,23 @@ class VaultmemApp(App[None]):
         self.reindex(full=True)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Search", "Search the vault (s)", lambda: self.action_mode("search"))
+        """vaultmem's commands first (this screen's, then the app's), then Theme and Quit."""
+        yield from screen_commands(screen)
+        keys = {"search": "f2", "browse": "f3", "gaps": "f4", "path": "f5"}
         for mode in self.MODES:
-            if mode != "search":
-                yield SystemCommand(
-                    mode.capitalize(),
-                    f"The {mode} screen",
-                    lambda mode=mode: self.action_mode(mode),
-                )
+            what = "Search the vault" if mode == "search" else f"The {mode} screen"
+            yield SystemCommand(
+                mode.capitalize(),
+                f"{what} ({keys[mode]})",
+                lambda mode=mode: self.action_mode(mode),
+            )
         yield SystemCommand("Reindex", "Bring the index up to date (ctrl+r)", self.action_reindex)
         yield SystemCommand(
             "Full reindex", "Rebuild the index from scratch", self.action_full_reindex
         )
-        yield from screen_commands(screen)
+        yield SystemCommand("Keys", "The keys of this screen (f1)", self.action_help)
+        yield SystemCommand("Theme", "Change the colours", self.action_change_theme)
+        yield SystemCommand("Quit", "Quit vaultmem (ctrl+q)", self.action_quit)
 
     # ---- reindexing
 
@@ -244,6 +278,7 @@ class VaultmemApp(App[None]):
             self.notify("a reindex is already running")
             return
         self._reindexing = True
+        self._index_busy(reindexing=True)
         self.reindex_progress = ReindexProgress("parse", 0, 0)
         self._run_reindex(full)
 
@@ -273,6 +308,8 @@ class VaultmemApp(App[None]):
 
     def _reindexed(self, report: ReindexReport | None, quiet: bool) -> None:
         self._reindexing = False
+        pending = self.freshness is not None and self.freshness.pending
+        self._index_busy(pending=pending, reindexing=False)
         self.reindex_progress = None
         if isinstance(self.screen, NoIndexScreen):
             self.pop_screen()
@@ -294,6 +331,7 @@ class VaultmemApp(App[None]):
 
     def _reindex_failed(self, exc: VaultmemError) -> None:
         self._reindexing = False
+        self._index_busy(reindexing=False)
         self.reindex_progress = None
         self.notify(str(exc), title="reindex failed", severity="error", timeout=10)
         if isinstance(self.screen, NoIndexScreen):
@@ -306,6 +344,7 @@ class VaultmemApp(App[None]):
 
     @on(FilesChanged)
     def files_changed(self) -> None:
+        self._index_busy(pending=True)
         self.refresh_index()
 
     def refresh_index(self) -> None:
@@ -316,6 +355,7 @@ class VaultmemApp(App[None]):
         if self.freshness is None:
             return
         self._reindexing = True
+        self._index_busy(reindexing=True)
         self._run_refresh()
 
     @work(thread=True, group="reindex")

@@ -26,6 +26,8 @@ def screen_commands(screen: Screen[object]) -> Iterable[SystemCommand]:
     for binding in type(screen).BINDINGS:
         if not isinstance(binding, Binding) or not binding.description:
             continue
+        if binding.action.startswith("app."):
+            continue  # a letter for one of the app's commands, which the palette lists already
         if binding.description in seen:
             continue
         seen.add(binding.description)
@@ -35,6 +37,22 @@ def screen_commands(screen: Screen[object]) -> Iterable[SystemCommand]:
             f"{binding.description} ({keys})",
             partial(screen.run_action, binding.action),
         )
+
+
+class ActionsProvider(Provider):
+    """The app's commands (`App.get_system_commands`), offered in the order the app gives them:
+    Textual's own provider sorts them by name, which put Full reindex before Search."""
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback, discover in self.app.get_system_commands(self.screen):
+            if discover:
+                yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback, *_ in self.app.get_system_commands(self.screen):
+            if (score := matcher.match(name)) > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
 
 
 class NotesProvider(Provider):

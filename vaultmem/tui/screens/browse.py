@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from vaultmem.errors import VaultmemError
+from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
 from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
 
@@ -86,6 +87,9 @@ class BrowseScreen(Screen[None]):
         Binding("1", "tab('folders')", "Folders", show=False),
         Binding("2", "tab('tags')", "Tags", show=False),
         Binding("3", "tab('recent')", "Recent", show=False),
+        BACK_TO_SEARCH,
+        *SWITCH_LETTERS,  # nothing is typed on this screen
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self) -> None:

@@ -6,7 +6,6 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
-import networkx as nx
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,7 +13,19 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Label, TabbedContent, TabPane
 
 from vaultmem.errors import VaultmemError
-from vaultmem.gaps import FileFix, GapsReport, apply_alias_fixes, gaps_report, plan_alias_fixes
+from vaultmem.gaps import (
+    GAP_CLASSES,
+    FileFix,
+    GapClass,
+    GapRow,
+    GapsReport,
+    apply_alias_fixes,
+    gap_counts,
+    gap_rows,
+    gaps_report,
+    plan_alias_fixes,
+)
+from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
 from vaultmem.tui.widgets.diff_view import DiffView
 from vaultmem.tui.widgets.key_bar import KeyBar
 
@@ -25,133 +36,39 @@ ALIAS_TAB = "alias_fixable"
 
 
 @dataclass(frozen=True)
-class GapRow:
-    cells: tuple[str, ...]
-    path: str | None  # the note Enter opens
-
-
-@dataclass(frozen=True)
 class GapTab:
-    id: str  # the report field, as in GapsReport.totals()
-    title: str
-    columns: tuple[str, ...]
+    """A gap class as a tab: its class (title, columns, what empty says) and its rows."""
+
+    gap: GapClass
     rows: tuple[GapRow, ...]
-    empty: str  # what an empty tab says
+
+    @property
+    def id(self) -> str:
+        return self.gap.key
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        if self.gap.key == ALIAS_TAB:
+            return (*self.gap.columns[:-1], f"{self.gap.columns[-1]} (f)")  # the fix's key
+        return self.gap.columns
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
 
-def _label(G: nx.DiGraph, node: str) -> str:
-    data = G.nodes.get(node)
-    if data is not None and data["kind"] == "wanted":
-        return f"{data['title']} (wanted)"
-    return node
-
-
-def gap_tabs(report: GapsReport, G: nx.DiGraph) -> tuple[GapTab, ...]:
-    """The report as tabs of rows, in the order `vaultmem gaps` prints it."""
-    return (
-        GapTab(
-            "orphans",
-            "Orphans",
-            ("note (no links in or out)",),
-            tuple(GapRow((p,), p) for p in report.orphans),
-            "No orphans: every note links or is linked to.",
-        ),
-        GapTab(
-            "dead_ends",
-            "Dead ends",
-            ("note (linked to, links nowhere)",),
-            tuple(GapRow((p,), p) for p in report.dead_ends),
-            "No dead ends: every linked-to note links on.",
-        ),
-        GapTab(
-            "wanted",
-            "Wanted",
-            ("wanted note", "linked from"),
-            tuple(
-                GapRow(
-                    (
-                        w.name,
-                        f"{_plural(len(w.linked_from), 'note')}: {', '.join(w.linked_from[:3])}"
-                        + (" …" if len(w.linked_from) > 3 else ""),
-                    ),
-                    w.linked_from[0] if w.linked_from else None,
-                )
-                for w in report.wanted
-            ),
-            "No wanted notes: every link has its note.",
-        ),
-        GapTab(
-            ALIAS_TAB,
-            "Alias links",
-            ("where", "link", "fix (f)"),
-            tuple(
-                GapRow((f"{p.src_path}:{p.line}", p.written, p.fix or ""), p.src_path)
-                for p in report.alias_fixable
-            ),
-            "No alias-fixable links: nothing to fix.",
-        ),
-        GapTab(
-            "weakly_linked",
-            "Weakly linked",
-            ("note (one neighbour)",),
-            tuple(GapRow((p,), p) for p in report.weakly_linked),
-            "No weakly linked notes.",
-        ),
-        GapTab(
-            "articulation_points",
-            "Articulation points",
-            ("note (removing it splits the graph)", "pieces"),
-            tuple(GapRow((p, str(k)), p) for p, k in report.articulation_points),
-            "No articulation points: no single note holds groups together.",
-        ),
-        GapTab(
-            "bridges",
-            "Bridges",
-            ("link holding two groups together",),
-            tuple(GapRow((f"{a} — {b}",), a) for a, b in report.bridges),
-            "No bridges: no single link holds groups together.",
-        ),
-        GapTab(
-            "isolated_clusters",
-            "Isolated clusters",
-            ("notes", "members"),
-            tuple(GapRow((str(len(c)), ", ".join(c)), c[0]) for c in report.isolated_clusters),
-            "No small isolated clusters.",
-        ),
-        GapTab(
-            "suggestions",
-            "Suggestions",
-            ("note", "could link to", "why"),
-            tuple(
-                GapRow((s.source, _label(G, s.target), s.evidence), s.source)
-                for s in report.suggestions
-            ),
-            "No suggested links.",
-        ),
-        GapTab(
-            "expired",
-            "Expired",
-            ("note", "tier", "expired"),
-            tuple(GapRow((e.path, e.tier, e.expired_at[:10]), e.path) for e in report.expired),
-            "No expired notes.",
-        ),
-    )
+def gap_tabs(report: GapsReport) -> tuple[GapTab, ...]:
+    """The report as tabs of rows, in the order every front-end lists the gap classes."""
+    return tuple(GapTab(gap, gap_rows(report, gap.key)) for gap in GAP_CLASSES)
 
 
 def totals_line(report: GapsReport) -> str:
     """The share of all notes in each note-sized gap class (counts are on the tabs)."""
-    shares = [
-        ("orphans", len(report.orphans)),
-        ("dead ends", len(report.dead_ends)),
-        ("weakly linked", len(report.weakly_linked)),
-        ("articulation points", len(report.articulation_points)),
-        ("expired", len(report.expired)),
+    parts = [
+        f"{c.gap.label.lower()} {c.count} ({c.percent:.1f}%)"
+        for c in gap_counts(report)
+        if c.percent is not None
     ]
-    parts = [f"{name} {count} ({report.percent(count):.1f}%)" for name, count in shares]
     return f"{_plural(report.notes, 'note')} · " + " · ".join(parts)
 
 
@@ -179,6 +96,9 @@ class GapsScreen(Screen[None]):
         Binding("f", "fix_aliases", "Fix alias links"),
         Binding("right_square_bracket", "tab(1)", "Next tab"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab"),
+        BACK_TO_SEARCH,
+        *SWITCH_LETTERS,  # nothing is typed on this screen
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self, now: dt.datetime | None = None) -> None:
@@ -228,7 +148,7 @@ class GapsScreen(Screen[None]):
         app = self.vaultmem
         try:
             report = gaps_report(app.vault, now=self.now)
-            tabs = gap_tabs(report, app.vault.graph())
+            tabs = gap_tabs(report)
         except VaultmemError as exc:
             app.call_from_thread(self._failed, exc)
             return
@@ -244,12 +164,12 @@ class GapsScreen(Screen[None]):
         self._paths = {}
         contents = self.query_one("#gaps-tabs", TabbedContent)
         for tab in tabs:
-            contents.get_tab(f"gaps-{tab.id}").label = f"{tab.title} {len(tab.rows)}"
+            contents.get_tab(f"gaps-{tab.id}").label = f"{tab.gap.label} {len(tab.rows)}"
             table = self.query_one(f"#gaps-table-{tab.id}", DataTable)
             table.clear(columns=True)
             table.add_columns(*tab.columns)
             if not tab.rows:
-                table.add_row(tab.empty, *[""] * (len(tab.columns) - 1))
+                table.add_row(tab.gap.empty, *[""] * (len(tab.columns) - 1))
             for i, row in enumerate(tab.rows):
                 key = f"{tab.id}:{i}"
                 if row.path is not None:
@@ -331,4 +251,4 @@ class GapsScreen(Screen[None]):
 
 
 # The tabs' ids and titles, known before any report is computed (the screen builds them first).
-TABS = tuple((tab.id, tab.title) for tab in gap_tabs(GapsReport(0, *[()] * 10), nx.DiGraph()))
+TABS = tuple((gap.key, gap.label) for gap in GAP_CLASSES)

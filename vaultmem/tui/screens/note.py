@@ -19,6 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Label
 
 from vaultmem.errors import NoteNotFound, VaultmemError
+from vaultmem.tui.opener import open_outside
+from vaultmem.tui.screens.keys import SWITCH_LETTERS
 from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.link_panel import LinkPanel
 from vaultmem.tui.widgets.markdown_text import display_markdown, link_target
@@ -50,13 +52,14 @@ class NoteScreen(Screen[None]):
     """One note at a time, with back/forward history; escape returns to where you came from."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        Binding("escape,q", "close", "Close"),
         Binding("left_square_bracket,alt+left", "back", "Back"),
         Binding("right_square_bracket,alt+right", "forward", "Forward"),
         Binding("l", "focus_links", "Links"),
         Binding("m", "focus_text", "Text", show=False),
         Binding("e", "edit", "Edit"),
         Binding("o", "obsidian", "Obsidian"),
+        *SWITCH_LETTERS,  # nothing is typed on this screen
     ]
 
     def __init__(self, path: str) -> None:
@@ -115,6 +118,9 @@ class NoteScreen(Screen[None]):
         self.position += 1
         self.query_one("#note-title", Label).update(path)  # the old title must not linger
         self.reload()
+        if self.has_class("-narrow"):
+            # one pane at a time: a note followed from the links panel shows its text
+            self.query_one("#note-body").focus()
 
     def action_back(self) -> None:
         if self.position == 0:
@@ -206,8 +212,8 @@ class NoteScreen(Screen[None]):
         self._first_paint.set()
 
     def show_info(self, path: str, info: NoteInfo) -> None:
-        if path != self.path:
-            return
+        if path != self.path or not self.query("#note-title"):
+            return  # another note since, or the app is closing (its widgets are gone)
         self.info = info
         meta = [info.title]
         if info.date:
@@ -252,7 +258,7 @@ class NoteScreen(Screen[None]):
     def follow_clicked(self, event: RenderedView.LinkClicked) -> None:
         target = link_target(event.href)
         if target is None:
-            self.app.open_url(event.href)  # a web link: the browser
+            self.open_outside(event.href, "a browser")  # a web link
             return
         try:
             path = self.vaultmem.vault.find_note(target)
@@ -281,6 +287,19 @@ class NoteScreen(Screen[None]):
     def action_obsidian(self) -> None:
         if self.gone:
             return
-        url = obsidian_url(self.vaultmem.vault.root.name, self.path)
-        self.app.open_url(url)
-        self.notify(url, title="opening in Obsidian")
+        self.open_outside(obsidian_url(self.vaultmem.vault.root.name, self.path), "Obsidian")
+
+    @work(thread=True, group="open-outside")
+    def open_outside(self, url: str, where: str) -> None:
+        """Hand `url` to the system's handler and say whether anything took it."""
+        problem = open_outside(url)
+        if problem is None:
+            self.app.call_from_thread(self.notify, url, title=f"opening in {where}")
+        else:
+            self.app.call_from_thread(
+                self.notify,
+                f"{problem}. The link: {url}",
+                title=f"nothing opened it in {where}",
+                severity="warning",
+                timeout=10,
+            )

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
-import networkx as nx
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,6 +16,7 @@ from textual.widgets.option_list import Option
 from vaultmem import graph as link_graph
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.fuzzy import NameIndex
+from vaultmem.tui.screens.keys import BACK_TO_SEARCH
 from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.note_picker import NotePicker
 
@@ -27,61 +26,16 @@ if TYPE_CHECKING:
 MAX_DEPTH = 5  # as `vaultmem graph path`: beyond five hops a "connection" says little
 
 
-@dataclass(frozen=True)
-class Step:
-    """One line of the path: the note reached, and how (None for the starting note)."""
-
-    node: str
-    title: str
-    wanted: bool
-    arrow: str | None  # "-->links_to", "<--depends_on", …
-
-
-def path_steps(G: nx.DiGraph, result: link_graph.PathResult) -> tuple[Step, ...]:
-    """The path as lines to show: the start, then each hop's arrow and the note it reaches."""
-
-    def step(node: str, arrow: str | None) -> Step:
-        data = G.nodes[node]
-        return Step(node, data["title"], data["kind"] == "wanted", arrow)
-
-    return (
-        step(result.start, None),
-        *(step(hop.dst, f"{hop.direction}{hop.relation}") for hop in result.hops),
-    )
-
-
-def no_path_lines(G: nx.DiGraph, result: link_graph.NoPath) -> tuple[str, ...]:
-    """Why there is no path, as `vaultmem graph path` says it: how connected each end is."""
-
-    def name(node: str) -> str:
-        data = G.nodes[node]
-        return f"{data['title']} (wanted)" if data["kind"] == "wanted" else str(data["title"])
-
-    lines = [
-        f"No path from {name(result.start)} to {name(result.end)} within {result.max_depth} hops."
-    ]
-    for node, degree, size in (
-        (result.start, result.start_degree, result.start_component_size),
-        (result.end, result.end_degree, result.end_component_size),
-    ):
-        linked = f"{degree} linked note{'s' * (degree != 1)}"
-        lines.append(f"{name(node)}: {linked}, in a group of {size}.")
-    if result.connected:
-        lines.append("They are connected, only further apart than that.")
-    else:
-        lines.append("They are in separate groups: no chain of links joins them.")
-    return tuple(lines)
-
-
-def _step_prompt(step: Step) -> Text:
+def _step_prompt(step: link_graph.PathStep) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if step.arrow is not None:
         text.append(f"  {step.arrow}  ", style="bold cyan")
-    text.append(step.title, style="bold" if step.arrow is None else "")
-    if step.wanted:
+    node = step.node
+    text.append(node.title, style="bold" if step.arrow is None else "")
+    if node.kind == "wanted":
         text.append(" (wanted: not written yet)", style="italic")
-    elif step.node not in (step.title, step.title + ".md"):
-        text.append(f"  {step.node}", style="dim")
+    elif node.id not in (node.title, node.title + ".md"):
+        text.append(f"  {node.id}", style="dim")
     return text
 
 
@@ -111,12 +65,13 @@ class PathScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "swap", "Swap ends"),
         Binding("ctrl+l", "clear", "Clear"),
+        BACK_TO_SEARCH,  # once a picker's matches are closed
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.generation = -1
-        self.steps: tuple[Step, ...] = ()
+        self.steps: tuple[link_graph.PathStep, ...] = ()
         self.no_path: tuple[str, ...] = ()
 
     @property
@@ -209,25 +164,19 @@ class PathScreen(Screen[None]):
             G = app.vault.graph()
             if start not in G or end not in G:
                 raise VaultmemError("a picked note is gone from the index: pick it again")
-            result = link_graph.shortest_path(G, start, end, max_depth=MAX_DEPTH)
+            result = link_graph.connect(G, start, end, max_depth=MAX_DEPTH)
         except VaultmemError as exc:
             app.call_from_thread(self._failed, exc)
             return
-        steps: tuple[Step, ...] = ()
-        why: tuple[str, ...] = ()
-        if isinstance(result, link_graph.PathResult):
-            steps = path_steps(G, result)
-        else:
-            why = no_path_lines(G, result)
-        app.call_from_thread(self._shown_if_current, start, end, steps, why)
+        app.call_from_thread(self._shown_if_current, start, end, result.steps, result.why_not())
 
     def _shown_if_current(
-        self, start: str, end: str, steps: tuple[Step, ...], why: tuple[str, ...]
+        self, start: str, end: str, steps: tuple[link_graph.PathStep, ...], why: tuple[str, ...]
     ) -> None:
         if (start, end) == self.ends():  # not re-picked meanwhile
             self._show(steps, why)
 
-    def _show(self, steps: tuple[Step, ...], why: tuple[str, ...]) -> None:
+    def _show(self, steps: tuple[link_graph.PathStep, ...], why: tuple[str, ...]) -> None:
         self.steps, self.no_path = steps, why
         hops = self.query_one("#path-hops", OptionList)
         hops.clear_options()
@@ -253,10 +202,10 @@ class PathScreen(Screen[None]):
     @on(OptionList.OptionSelected, "#path-hops")
     def _open(self, event: OptionList.OptionSelected) -> None:
         step = self.steps[int(event.option.id or 0)]
-        if step.wanted:
-            self.notify(f"{step.title} is a wanted note: no file yet", severity="warning")
+        if step.node.kind == "wanted":
+            self.notify(f"{step.node.title} is a wanted note: no file yet", severity="warning")
         else:
-            self.vaultmem.open_note(step.node)
+            self.vaultmem.open_note(step.node.id)
 
     # ---- actions
 

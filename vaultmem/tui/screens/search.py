@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -16,9 +16,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 
+from vaultmem.dates import SINCE_HELP, since_day
 from vaultmem.errors import VaultmemError
 from vaultmem.search import MODES, Mode, SearchResult
 from vaultmem.tui.widgets.hit_list import HitList, heading_trail
+from vaultmem.tui.widgets.index_status import IndexStatus
 from vaultmem.tui.widgets.key_bar import KeyBar
 from vaultmem.tui.widgets.preview import Preview, section_lines
 from vaultmem.tui.widgets.reindex_bar import ReindexBar
@@ -52,21 +54,31 @@ class SearchRequest:
     since: dt.date | None
 
 
-def parse_since(text: str) -> dt.date | None:
-    """A YYYY-MM-DD date, None for an empty field; ValueError for anything else."""
-    text = text.strip()
-    return dt.date.fromisoformat(text) if text else None
+def parse_since(text: str, today: dt.date | None = None) -> dt.date | None:
+    """The day a since field names (YYYY-MM-DD, or words such as "last week"), None for an
+    empty field; ValueError for anything else."""
+    if not text.strip():
+        return None
+    day = since_day(text, today or dt.date.today())
+    if day is None:
+        raise ValueError(text)
+    return day
 
 
 class SearchScreen(Screen[None]):
-    """Type to search; ↓ moves to the hits, Enter opens one, ctrl+t changes the mode."""
+    """Type to search; ↓ moves to the hits, Enter opens one, ctrl+t changes the mode.
+
+    Typing always goes to the search box: a letter pressed while the hits have the focus is
+    added to the query (no letter is a command here), and coming back to this screen (escape
+    from a note, F2) puts the focus in the search box with the query selected, so typing
+    replaces it and ↓ returns to the hits.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+t", "cycle_mode", "Mode", priority=True),
         Binding("ctrl+f", "toggle_filters", "Filters", priority=True),
         Binding("down", "focus_hits", "Hits", show=False),
-        Binding("escape", "focus_query", "Query", show=False),
-        Binding("slash", "focus_query", "Query", show=False),
+        Binding("escape", "focus_query", "Search box", show=False),
     ]
 
     show_timings = True  # the status line's "· 12 ms"; snapshot tests turn it off
@@ -86,7 +98,9 @@ class SearchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="query-row"):
-            yield Input(placeholder="Search the vault…", id="query")
+            # selected on purpose (focus_query), never by a focus change: a letter typed in the
+            # hits list is added to the query, not typed over it
+            yield Input(placeholder="Search the vault…", id="query", select_on_focus=False)
             yield Label(self.mode, id="mode")
         with Horizontal(id="filters"):
             yield Label("tag", classes="filter-label")
@@ -94,11 +108,13 @@ class SearchScreen(Screen[None]):
             yield Label("folder", classes="filter-label")
             yield Input(placeholder="any", id="folder")
             yield Label("since", classes="filter-label")
-            yield Input(placeholder="YYYY-MM-DD", id="since")
+            yield Input(placeholder="YYYY-MM-DD, last week", id="since")
         with Horizontal(id="results"):
             yield HitList(id="hits")
             yield Preview(id="preview")
-        yield Label("", id="status")
+        with Horizontal(id="status-row"):
+            yield Label("", id="status")
+            yield IndexStatus(id="index-status")
         yield ReindexBar()
         yield KeyBar()
 
@@ -108,8 +124,31 @@ class SearchScreen(Screen[None]):
         self.query_one(Preview).show_text("", WELCOME)
 
     def on_screen_resume(self) -> None:
+        # back from a note, another screen, the palette or the keys: the search box, query
+        # selected; at once, before any key typed meanwhile is handled
+        self.action_focus_query()
         if self.generation != self.vaultmem.index_generation:
             self.reload()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that reached the screen was typed outside the search box (a text
+        field keeps its own keys): it goes into the search box as if typed there, over the
+        query when it is selected, else at its end.
+
+        That includes a key sent to the hits just before the focus came back to the search box
+        (typing right after escape): handled here, it is never lost.
+        """
+        if not event.is_printable or event.character is None:
+            return
+        event.stop()
+        event.prevent_default()
+        query = self.query_one("#query", Input)
+        self.set_focus(query)
+        if query.selection.is_empty:
+            query.cursor_position = len(query.value)
+            query.insert_text_at_cursor(event.character)
+        else:
+            query.replace(event.character, *query.selection)
 
     # ---- the request
 
@@ -118,7 +157,7 @@ class SearchScreen(Screen[None]):
         try:
             since = parse_since(self.query_one("#since", Input).value)
         except ValueError:
-            return "since: write a date as YYYY-MM-DD"
+            return f"since: {SINCE_HELP}"
         tag = self.query_one("#tag", Input).value.strip().lstrip("#") or None
         folder = self.query_one("#folder", Input).value.strip().strip("/") or None
         query = self.query_one("#query", Input).value
@@ -274,7 +313,10 @@ class SearchScreen(Screen[None]):
             hits.focus()
 
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        """The search box, its query selected: typing replaces it, ↓ goes back to the hits."""
+        query = self.query_one("#query", Input)
+        self.set_focus(query)  # now, not after the messages already queued (as focus() does)
+        query.select_all()
 
     def set_filters(
         self, tag: str | None = None, folder: str | None = None, query: str | None = None

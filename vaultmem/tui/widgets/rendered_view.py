@@ -14,23 +14,65 @@ and appended when ready, so a long note shows in the time of a short one. Clicki
 
 from __future__ import annotations
 
-from rich.console import RenderableType
+from rich import box
+from rich.console import Group, RenderableType
 from rich.markdown import Markdown
+from rich.panel import Panel
 from rich.segment import Segment
+from rich.text import Text
 from textual import events, work
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from vaultmem.tui.widgets.markdown_text import chunks
+from vaultmem.tui.widgets.markdown_text import Callout, callouts, chunks
 
 FIRST_LINES = 30  # about a screenful of markdown: rendered before the first paint
 MORE_LINES = 200  # then the rest, rendered off the UI thread
 
 
-def rendered(text: str) -> Markdown:
-    return Markdown(text, code_theme="ansi_dark", hyperlinks=True)
+# A callout's colour by its kind, as Obsidian groups the kinds (anything else: note's).
+CALLOUT_COLOURS = {
+    **dict.fromkeys(("abstract", "summary", "tldr", "tip", "hint", "important"), "cyan"),
+    **dict.fromkeys(("success", "check", "done"), "green"),
+    **dict.fromkeys(("question", "help", "faq", "warning", "caution", "attention"), "yellow"),
+    **dict.fromkeys(("failure", "fail", "missing", "danger", "error", "bug"), "red"),
+    "example": "magenta",
+    **dict.fromkeys(("quote", "cite"), "bright_black"),
+}
+
+
+def rendered(text: str) -> RenderableType:
+    """Markdown for the terminal, with Obsidian's callouts drawn as titled boxes."""
+    pieces: list[RenderableType] = []
+    for piece in callouts(text):
+        if isinstance(piece, Callout):
+            if pieces:
+                pieces.append(Text(""))
+            pieces.append(callout_box(piece))
+        elif piece.strip():
+            if pieces:
+                pieces.append(Text(""))
+            pieces.append(Markdown(piece, code_theme="ansi_dark", hyperlinks=True))
+    if len(pieces) == 1:
+        return pieces[0]
+    return Group(*pieces)
+
+
+def callout_box(callout: Callout) -> Panel:
+    """`> [!tip]- Title` as a box titled "Title" (folded callouts shown open: a terminal
+    reader wants the text)."""
+    colour = CALLOUT_COLOURS.get(callout.kind, "blue")
+    body = rendered(callout.body) if callout.body.strip() else Text("")
+    return Panel(
+        body,
+        title=Text(callout.title, style=f"bold {colour}"),
+        title_align="left",
+        border_style=colour,
+        box=box.ROUNDED,
+        padding=(0, 1),
+    )
 
 
 class RenderedView(ScrollView, can_focus=True):

@@ -1,0 +1,317 @@
+"""Experimental rankings for issue 13, run through vaultmem's real search with one change each.
+
+Each variant is `make(vault) -> run(query) -> [(path, heading)]`: a hybrid search through
+vaultmem.search.run with ranking.Weights changed, and, where the idea lives outside the ranking,
+one search function swapped for the duration of the call (the bench is single-threaded):
+
+  title      a note whose title or an alias is what the query names (ranking.name_match)
+  evidence   a note's other sections add to its best (ranking.other_sections)
+  rare       OR query without the words that hold in more than RARE_SHARE of the sections,
+             when the query has rarer ones (common words stop drowning rare ones)
+  heading-   the heading signal halved / doubled (a heading match inside another note)
+  borrow     a section that is only a heading is shown and scored with the text after it
+             (the next section of the same note takes its place)
+  note       bm25 over each whole note (words spread over its sections), its best 20 notes
+             joining the candidates
+  names+     names beyond the file name (an opening H1, front matter `title:`, a folder note's
+             folder), and
+             the notes the query names joining the candidates (+cand)
+
+Names are read from the index (title and aliases of the candidate notes); nothing is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from vaultmem import ranking, search
+
+RARE_SHARE = 0.05  # a word in more than 5 % of the sections is common
+NAME_FLOOR = 0.5
+NAME_CANDIDATES = 20
+Run = Callable[[str], list[tuple[str, str]]]
+
+
+class Names(Mapping[str, Sequence[str]]):
+    """Title and aliases of notes, read from the index on demand; with `richer`, also the first
+    heading when it is an H1, a front matter `title:` and, for a folder note (index.md,
+    README.md), its folder's name."""
+
+    def __init__(self, conn: Any, richer: bool = False) -> None:
+        self.conn = conn
+        self.richer = richer
+        self.cache: dict[str, tuple[str, ...]] = {}
+
+    def __getitem__(self, path: str) -> tuple[str, ...]:
+        if path not in self.cache:
+            row = self.conn.execute(
+                "SELECT id, title, frontmatter FROM notes WHERE path = ?", (path,))
+            found = row.fetchone()
+            if found is None:
+                raise KeyError(path)
+            aliases = [r[0] for r in self.conn.execute(
+                "SELECT alias FROM aliases WHERE note_id = ?", (found[0],))]
+            h1 = []
+            if self.richer:  # the note's first heading when it is a level-1 heading
+                first = self.conn.execute(
+                    "SELECT level, text FROM headings WHERE note_id = ? ORDER BY line LIMIT 1",
+                    (found[0],)).fetchone()
+                h1 = [first[1]] if first and first[0] == 1 else []
+            self.cache[path] = (found[1], *aliases, *h1, *(
+                richer_names(path, found[2]) if self.richer else ()))
+        return self.cache[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cache)
+
+    def __len__(self) -> int:
+        return len(self.cache)
+
+
+def richer_names(path: str, frontmatter: str) -> list[str]:
+    out = []
+    try:
+        title = json.loads(frontmatter).get("title")
+    except (ValueError, AttributeError):
+        title = None
+    if isinstance(title, str) and title.strip():
+        out.append(title)
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[-1].lower() in ("index.md", "readme.md"):
+        out.append(parts[-2].replace("_", " "))
+    return out
+
+
+class NameIndex:
+    """Every note's names, to add the notes a query names to the candidates (as a title
+    search would): notes whose name_match is at least NAME_FLOOR, best NAME_CANDIDATES."""
+
+    def __init__(self, conn: Any, names: Names) -> None:
+        rows = conn.execute(
+            "SELECT n.path, min(c.id), min(c.start_line), n.title FROM notes n"
+            " JOIN chunks c ON c.note_id = n.id WHERE n.kind = 'note' GROUP BY n.id").fetchall()
+        self.first = {r[0]: (r[1], r[2], r[3]) for r in rows}
+        self.names = {r[0]: names[r[0]] for r in rows}
+        self.words: dict[str, set[str]] = {}
+        for path, ns in self.names.items():
+            for n in ns:
+                for w in ranking._words(n):
+                    self.words.setdefault(w[:5], set()).add(path)
+
+    def candidates(self, query: set[str]) -> list[ranking.Candidate]:
+        pool = set().union(*(self.words.get(w[:5], set()) for w in query)) if query else set()
+        scored = sorted(((ranking.name_match(query, self.names[p]), p) for p in pool),
+                        reverse=True)
+        out = []
+        for score, path in scored[:NAME_CANDIDATES]:
+            if score < NAME_FLOOR:
+                break
+            chunk_id, line, title = self.first[path]
+            out.append(ranking.Candidate(chunk_id, path, title, "", line, line))
+        return out
+
+
+@contextlib.contextmanager
+def swapped(module: Any, name: str, value: Any) -> Iterator[None]:
+    old = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, old)
+
+
+def _values(frontmatter: str) -> str:
+    """A note's front matter values as words ("[[Ridley Scott]]" -> "Ridley Scott")."""
+    try:
+        data = json.loads(frontmatter)
+    except ValueError:
+        return ""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif value is not None:
+            out.append(str(value).replace("[[", "").replace("]]", ""))
+
+    walk(data)
+    return "\n" + "\n".join(out)
+
+
+class NoteBm25:
+    """Whole-note bm25: every note's names, headings and text in one row of an in-memory FTS5
+    table (the index's own tokenizer), the query's words OR-ed; scores relative to the best."""
+
+    def __init__(self, conn: Any, names: Names, props: bool = False) -> None:
+        import sqlean
+
+        rows = conn.execute(
+            "SELECT n.path, min(c.id), min(c.start_line), n.title,"
+            " group_concat(f.headings || char(10) || f.body, char(10)), n.frontmatter"
+            " FROM notes n JOIN chunks c ON c.note_id = n.id"
+            " JOIN chunks_fts f ON f.rowid = c.id WHERE n.kind = 'note' GROUP BY n.id"
+        ).fetchall()
+        self.first = {r[0]: (r[1], r[2], r[3]) for r in rows}
+        self.db = sqlean.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, names, body,"
+                        " tokenize = 'porter unicode61 remove_diacritics 2')")
+        self.db.executemany(
+            "INSERT INTO docs VALUES (?, ?, ?)",
+            [(r[0], "\n".join(names[r[0]]), (r[4] or "") + (_values(r[5]) if props else ""))
+             for r in rows])
+
+    def scores(self, words: Sequence[str], k: int = 100) -> dict[str, float]:
+        if not words:
+            return {}
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = self.db.execute("SELECT path, -bm25(docs, 4.0, 1.0) FROM docs WHERE docs MATCH ?"
+                               " ORDER BY bm25(docs, 4.0, 1.0) LIMIT ?", (match, k)).fetchall()
+        top = rows[0][1] if rows and rows[0][1] > 0 else 0.0
+        return {p: s / top for p, s in rows} if top else {}
+
+    def candidate(self, path: str) -> ranking.Candidate:
+        chunk_id, line, title = self.first[path]
+        return ranking.Candidate(chunk_id, path, title, "", line, line)
+
+
+def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
+           borrow: bool = False, richer: bool = False, name_candidates: bool = False,
+           note_candidates: int = 0, props: bool = False) -> Callable[[Any], Run]:
+    def make(vault: Any) -> Run:
+        conn = vault.conn
+        lookup = Names(conn, richer)
+        name_index = NameIndex(conn, lookup) if name_candidates else None
+        notes = NoteBm25(conn, lookup, props) if weights.note else None
+        df_cache: dict[str, int] = {}
+        total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+        def df(word: str) -> int:
+            if word not in df_cache:
+                df_cache[word] = conn.execute(
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                    (f'"{word}"',)).fetchone()[0]
+            return df_cache[word]
+
+        plain_queries = search.fts_queries
+
+        def rare_queries(text: str) -> list[str]:
+            words = search.query_words(text)
+            kept = [w for w in words if df(w) <= RARE_SHARE * total]
+            if not kept or len(kept) == len(words):
+                return plain_queries(text)
+            # all words first (as before), then only the rarer ones OR-ed
+            quoted = [f'"{w}"' for w in words]
+            return [" AND ".join(quoted), " OR ".join(f'"{w}"' for w in kept)]
+
+        plain_rank = ranking.rank
+
+        def rank(*args: Any, **kwargs: Any) -> list[ranking.Ranked]:
+            if names:
+                kwargs["names"] = lookup
+            if borrow:
+                args = (_borrowed(conn, args[0]), *args[1:])
+            if name_index is not None:
+                have = {c.path for c in args[0]}
+                extra = [c for c in name_index.candidates(set(args[2])) if c.path not in have]
+                args = (list(args[0]) + extra, *args[1:])
+            if notes is not None:
+                scores = notes.scores(sorted(args[2]))
+                kwargs["note_scores"] = scores
+                if note_candidates:
+                    have = {c.path for c in args[0]}
+                    best = sorted(scores, key=lambda p: -scores[p])[:note_candidates]
+                    extra = [notes.candidate(p) for p in best if p not in have]
+                    args = (list(args[0]) + extra, *args[1:])
+            return plain_rank(*args, **kwargs)
+
+        def run(q: str) -> list[tuple[str, str]]:
+            query = search.Query(q, 10, "hybrid", weights=weights)
+            with contextlib.ExitStack() as stack:
+                if rare:
+                    stack.enter_context(swapped(search, "fts_queries", rare_queries))
+                stack.enter_context(swapped(ranking, "rank", rank))
+                result = search.run(conn, query, vault.embedder, None, vault._matrix)
+            return [(h.path, h.header) for h in result.hits]
+
+        return run
+
+    return make
+
+
+def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[ranking.Candidate]:
+    """Heading-only sections replaced by the section after them in the same note."""
+    ids = [c.chunk_id for c in candidates]
+    if not ids:
+        return list(candidates)
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT c.id, c.note_id, c.seq, c.start_line, c.end_line FROM chunks c"
+        f" WHERE c.id IN ({marks})", ids).fetchall()
+    bare = {r[0]: (r[1], r[2]) for r in rows if r[3] == r[4]}
+    if not bare:
+        return list(candidates)
+    out = []
+    for c in candidates:
+        if c.chunk_id in bare:
+            note_id, ord_ = bare[c.chunk_id]
+            nxt = conn.execute(
+                "SELECT c.id, c.start_line, c.end_line, c.heading FROM chunks c"
+                " WHERE c.note_id = ? AND c.seq = ?", (note_id, ord_ + 1)).fetchone()
+            if nxt is not None:
+                c = replace(c, chunk_id=nxt[0], end_line=nxt[2])
+        out.append(c)
+    return out
+
+
+BASE = ranking.Weights()
+VARIANTS: dict[str, Callable[[Any], Run]] = {
+    "base": hybrid(BASE),
+    "title0.2": hybrid(replace(BASE, title=0.2), names=True),
+    "title0.5": hybrid(replace(BASE, title=0.5), names=True),
+    "title1.0": hybrid(replace(BASE, title=1.0), names=True),
+    "evidence0.1": hybrid(replace(BASE, evidence=0.1)),
+    "evidence0.3": hybrid(replace(BASE, evidence=0.3)),
+    "rare": hybrid(BASE, rare=True),
+    "heading0": hybrid(replace(BASE, heading=0.0)),
+    "heading0.1": hybrid(replace(BASE, heading=0.1)),
+    "borrow": hybrid(BASE, borrow=True),
+    "title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1), names=True),
+    "title0.5+rare": hybrid(replace(BASE, title=0.5), names=True, rare=True),
+    # names beyond the file name: front matter `title:`, a folder note's folder name; and
+    # the notes so named joining the candidates
+    "names+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True),
+    "names+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True),
+    "names+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1), names=True,
+                                         richer=True),
+    "names+cand+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True,
+                                  name_candidates=True),
+    "names+cand+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True,
+                                  name_candidates=True),
+    "names+cand+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1),
+                                              names=True, richer=True, name_candidates=True),
+    # a keyword match over the whole note, its best notes joining the candidates
+    "note0.3": hybrid(replace(BASE, note=0.3), note_candidates=20),
+    "note0.6": hybrid(replace(BASE, note=0.6), note_candidates=20),
+    "note1.0": hybrid(replace(BASE, note=1.0), note_candidates=20),
+    "names+title0.5+note0.6": hybrid(replace(BASE, title=0.5, note=0.6), names=True,
+                                     richer=True, note_candidates=20),
+    "names+title0.5+note0.6+evidence0.1": hybrid(
+        replace(BASE, title=0.5, note=0.6, evidence=0.1), names=True, richer=True,
+        note_candidates=20),
+    "props+note0.6": hybrid(replace(BASE, note=0.6), note_candidates=20, props=True),
+    "names+title0.5+props+note0.6": hybrid(replace(BASE, title=0.5, note=0.6), names=True,
+                                           richer=True, note_candidates=20, props=True),
+    # the meaning weight, for a stronger model than the one 0.3 was measured with
+    "vector0.5": hybrid(replace(BASE, vector=0.5)),
+    "vector0.8": hybrid(replace(BASE, vector=0.8)),
+    "vector1.2": hybrid(replace(BASE, vector=1.2)),
+}

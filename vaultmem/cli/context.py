@@ -1,0 +1,133 @@
+"""What every command shares: the context object (the vault, opened on first use) and output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from vaultmem.config import unknown_key_warnings
+from vaultmem.errors import UsageError
+from vaultmem.indexer import Progress
+from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, Vault, locate_vault
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Ctx:
+    """The root group's options, and the vault they name (opened when a command first asks)."""
+
+    def __init__(
+        self, vault: str | None, index: str | None, embedder: str | None, llm: str | None
+    ) -> None:
+        self.vault_arg = vault
+        self.index_arg = index
+        self.embedder = embedder
+        self.llm = llm
+        self._vault: Vault | None = None
+
+    @property
+    def vault(self) -> Vault:
+        if self._vault is None:
+            self._vault = self._open(locate_vault(self.vault_arg))
+        return self._vault
+
+    def vault_to_be(self) -> Vault:
+        """The vault `init` makes: the one given, else the current folder (which needs no
+        .obsidian: any folder of markdown notes will do), but never a whole home or disk."""
+        if self.vault_arg:
+            return self.vault
+        here = Path.cwd().resolve()
+        if here in (Path.home().resolve(), Path(here.anchor)):
+            raise UsageError(
+                f"{here} is your whole {'home folder' if here != Path(here.anchor) else 'disk'}: "
+                "run `vaultmem init` inside the folder that holds your notes, or pass "
+                f"--vault {here} if you really mean all of it"
+            )
+        self._vault = self._open(here)
+        return self._vault
+
+    def _open(self, root: Path) -> Vault:
+        index = Path(self.index_arg).expanduser().resolve() if self.index_arg else None
+        vault = Vault(root, index)
+        vault.embedder_spec = self.embedder
+        vault.llm_spec = self.llm
+        for warning in unknown_key_warnings(vault.config):
+            click.echo(f"warning: {warning}", err=True)
+        return vault
+
+
+def json_option(what: str) -> Callable[[F], F]:
+    """The `--json` flag every read command has (its help names what is printed)."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help=f"Print {what} as JSON (one object; see docs/json.md).",
+    )
+
+
+def emit_json(data: object) -> None:
+    """One JSON object on one line of stdout (built by `vaultmem.dialect`)."""
+    click.echo(json.dumps(data, ensure_ascii=False))
+
+
+def highlight(snippet: str) -> str:
+    """A search snippet for a terminal: the matched words bold, whitespace collapsed."""
+    out = []
+    for i, part in enumerate(
+        snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)
+    ):
+        out.append(click.style(part, bold=True, fg="yellow") if i % 2 else part)
+    return " ".join("".join(out).split())
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def human_bytes(size: int) -> str:
+    """A size as a person reads it: 812 bytes, 4.2 KB, 17.3 MB (powers of 1024)."""
+    if size < 1024:
+        return plural(size, "byte")
+    value = float(size)
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1024
+        if value < 1024 or unit == "TB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+@contextmanager
+def progress_bar() -> Iterator[Progress | None]:
+    """A progress bar on stderr when it is a terminal; nothing when piped or in CI."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    bars: dict[str, Any] = {}
+
+    def report(phase: str, done: int, total: int) -> None:
+        if total < 200:
+            return
+        bar = bars.get(phase)
+        if bar is None:
+            label = {
+                "parse": "indexing notes",
+                "links": "resolving links",
+                "embed": "embedding sections",
+            }.get(phase, phase)
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+            bars[phase] = bar
+        bar.update(done - bar.pos)
+
+    try:
+        yield report
+    finally:
+        for bar in bars.values():
+            bar.__exit__(None, None, None)

@@ -1,0 +1,86 @@
+"""The `search` tool: hybrid, keyword or meaning search over the vault's notes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Annotated
+
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from vaultmem import dialect
+from vaultmem.search import Mode
+from vaultmem.server.runner import Runner, structured
+from vaultmem.server.schema import MAX_RESULTS, make_tool
+
+if TYPE_CHECKING:
+    from vaultmem.vault import Vault
+
+
+def tools(runner: Runner) -> list[Tool]:
+    async def search(
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=2000,
+                pattern=r"\S",  # not only spaces: an empty query is a mistake, not a search
+                description="What to look for, in plain words or a question. Dates in it "
+                "('yesterday', 'last Monday', 'Feb 8', '2026-11-28') favour notes of that day.",
+            ),
+        ],
+        mode: Annotated[
+            Mode,
+            Field(
+                description="hybrid (default): words and meaning fused, best for most questions; "
+                "keyword: exact words only (names, identifiers, error messages); "
+                "semantic: meaning only (paraphrases, concepts)."
+            ),
+        ] = "hybrid",
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_RESULTS, description="How many notes to return (best first).")
+        ] = 10,
+        tag: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description="Only notes with this tag, without '#'; a parent tag also matches "
+                "nested tags ('project' matches 'project/alpha').",
+            ),
+        ] = None,
+        path: Annotated[
+            str | None,
+            Field(
+                max_length=1000,
+                description="Only notes under this vault folder, e.g. 'projects/'.",
+            ),
+        ] = None,
+        since: Annotated[
+            dt.date | None,
+            Field(description="Only notes dated (or changed) on or after this day, YYYY-MM-DD."),
+        ] = None,
+    ) -> Annotated[CallToolResult, dialect.SearchOut]:
+        """Search the vault's notes by words and meaning; one best-matching section per note.
+
+        Each result has the note's path and title, the heading of the matching section, its
+        line range, a snippet and a score. Read more of a hit with read_note(path, heading).
+        `mode` says which search ran and `notices` why it differs from the one asked for
+        (meaning search falls back to keywords when the model cannot run).
+        """
+        return await runner.answer(_search, runner.vault, query, mode, limit, tag, path, since)
+
+    return [make_tool(search, "search", "Search the vault")]
+
+
+def _search(
+    vault: Vault,
+    query: str,
+    mode: Mode,
+    limit: int,
+    tag: str | None,
+    path: str | None,
+    since: dt.date | None,
+) -> CallToolResult:
+    result = vault.search(query, limit=limit, mode=mode, tag=tag, path=path, since=since)
+    return structured(dialect.search_result(result))

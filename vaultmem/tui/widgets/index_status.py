@@ -1,0 +1,51 @@
+"""The index at a glance, for the status line: how many notes, when it was last brought up to
+date, and whether changes on disk are waiting for (or in) a reindex."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from textual.widgets import Label
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """What the status line says about the index (the app keeps it current)."""
+
+    notes: int | None = None  # None: not read yet
+    last_reindex: float | None = None  # epoch seconds
+    pending: bool = False  # files changed on disk since the last reindex
+    reindexing: bool = False
+
+    def describe(self, now: dt.datetime | None = None, times: bool = True) -> str:
+        """ "index: 43 notes · updated 10:41", "… · reindexing…", "… · changes pending"."""
+        if self.notes is None:
+            return "index: reading…"
+        parts = [f"index: {self.notes:,} note{'s' * (self.notes != 1)}"]
+        if self.last_reindex is not None and times:
+            when = dt.datetime.fromtimestamp(self.last_reindex)
+            today = (now or dt.datetime.now()).date()
+            shown = when.strftime("%H:%M") if when.date() == today else when.strftime("%b %d")
+            parts.append(f"updated {shown}")
+        if self.reindexing:
+            parts.append("reindexing…")
+        elif self.pending:
+            parts.append("changes pending")
+        return " · ".join(parts)
+
+
+class IndexStatus(Label):
+    """Follows the app's `index_state`; the search screen puts it at the end of its status."""
+
+    DEFAULT_CSS = """
+    IndexStatus { width: auto; height: 1; padding: 0 1; }
+    """
+
+    show_times = True  # snapshot tests turn the time of the last reindex off
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "index_state", self.follow)
+
+    def follow(self, state: IndexState) -> None:
+        self.update(state.describe(times=self.show_times))
