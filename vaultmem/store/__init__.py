@@ -51,6 +51,7 @@ from vaultmem.store.notes import (
     delete_files,
     direct_tags,
     fields_of,
+    file_paths,
     file_states,
     file_stats,
     headings_of,
@@ -101,6 +102,7 @@ from vaultmem.store.status import (
     quick_check,
     replace_skipped,
     skipped_files,
+    update_skipped,
 )
 from vaultmem.store.text import (
     FTS_WEIGHTS,
@@ -195,6 +197,7 @@ __all__ = [
     "drop_vectors",
     "ensure_vectors",
     "fields_of",
+    "file_paths",
     "file_states",
     "file_stats",
     "file_totals",
@@ -249,6 +252,7 @@ __all__ = [
     "title_of",
     "transaction",
     "update_resolutions",
+    "update_skipped",
     "update_stat",
     "vector_count",
     "vector_ids",
