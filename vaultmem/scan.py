@@ -14,7 +14,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Literal, NamedTuple
 
-from vaultmem.edits import digest as content_digest
+from vaultmem.model import content_digest
 
 FileKind = Literal["note", "attachment"]
 _BINARY_PROBE = 8192

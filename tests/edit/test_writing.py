@@ -19,8 +19,8 @@ import pytest
 from tests.edit.conftest import child, snapshot, wait_for, without_override
 from vaultmem import edit
 from vaultmem.edit import writing
-from vaultmem.edits import digest
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists
+from vaultmem.model import content_digest as digest
 from vaultmem.scan import scan
 
 NOTE = "# Maya\r\n\r\n## Tasks\r\n- [ ] call ⏫ ^t1\r\nlast line"

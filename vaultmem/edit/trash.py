@@ -157,7 +157,8 @@ def current_digest(root: Path, path: str) -> str:
 
 
 def _digest(fd: int) -> str:
-    """The content hash the index stores (edits.digest), read in pieces: attachments are big."""
+    """The content hash the index stores (model.content_digest), read in pieces (attachments
+    are big)."""
     h = hashlib.blake2b(digest_size=16)
     offset = 0
     while chunk := os.pread(fd, 1 << 20, offset):

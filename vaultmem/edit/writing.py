@@ -22,11 +22,11 @@ from pathlib import Path
 from vaultmem.edit import disk
 from vaultmem.edit.reading import NoteSource, read_regular
 from vaultmem.edit.text import ENCODING_NAMES, Line, Unencodable, encode
-from vaultmem.edits import digest as content_digest
 from vaultmem.errors import CannotEdit, NoteExists
+from vaultmem.model import content_digest
 
 TMP_SUFFIX = disk.TMP_SUFFIX
-# `.<name>.<pid>.<token>.vaultmem-tmp`; edits.py's older ones carry no pid
+# `.<name>.<pid>.<token>.vaultmem-tmp`; those of older versions carry no pid
 _TMP_RE = re.compile(r"^\..*?(?:\.(?P<pid>\d+)\.[0-9a-f]{8})?\.vaultmem-tmp$", re.DOTALL)
 STALE_AFTER = dt.timedelta(hours=1)  # no write takes this long: the pid may have been reused
 
