@@ -290,3 +290,20 @@ def test_a_note_naming_its_own_new_alias_gets_the_alias_fix_as_on_a_rebuild(
     vault.reindex(embed=False)  # the plain incremental reindex, not apply
     assert [p.written for p in vault.alias_fixable()] == ["[[Nick]]"]
     assert index_dump(vault.conn) == fresh_dump(vault, tmp_path / "fresh.db")
+
+
+def test_the_digest_read_note_gives_is_a_writes_precondition(make_vault: MakeVault) -> None:
+    """What an agent does: read a note (MCP read_note gives the digest), then write against it;
+    a note changed in between is refused (exit 6) and nothing is written."""
+    vault = make_vault({"a.md": "# A\nfact: 1\n"})
+    vault.reindex(embed=False)
+    digest = vault.read_note("a.md").digest
+    source = edit.read_note(vault.root, "a.md", expected_digest=digest)
+    vault.apply(edit.plan_edit(source, edit.replace_line(source.lines, 2, "fact: 2")))
+    stale = digest
+    with pytest.raises(ChangedOnDisk):
+        edit.read_note(vault.root, "a.md", expected_digest=stale)
+    with pytest.raises(ChangedOnDisk):
+        vault.trash("a.md", expected_digest=stale)
+    assert (vault.root / "a.md").read_text() == "# A\nfact: 2\n"
+    assert vault.trash("a.md", expected_digest=vault.read_note("a.md").digest).entry.known
