@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (  # noqa: E402
+from _common import (
     DEFAULT_MDN_DIR,
     PYTHON,
     ROOT,
@@ -37,8 +37,8 @@ from _common import (  # noqa: E402
     write_json,
 )
 
-from vaultmem import edit  # noqa: E402
-from vaultmem.vault import Vault  # noqa: E402
+from vaultmem import edit
+from vaultmem.vault import Vault
 
 MDN_NOTE = "en-us/web/javascript/reference/global_objects/array/index.md"
 TARGET_S = 0.050
@@ -51,8 +51,10 @@ def fact_line(lines: edit.Lines) -> int:
     order = sorted(range(len(lines)), key=lambda i: abs(i - middle))
     for i in order:
         text = lines[i].text
-        if len(text) > 40 and not text.startswith(("#", "-", "*", "|", ">", "`", " ")) and (
-            "[" not in text and "{{" not in text
+        if (
+            len(text) > 40
+            and not text.startswith(("#", "-", "*", "|", ">", "`", " "))
+            and ("[" not in text and "{{" not in text)
         ):
             return i + 1
     raise SystemExit("no plain line to edit in the note")
@@ -82,8 +84,11 @@ def main() -> None:
     vault = Vault(root, index)
     started = time.perf_counter()
     report = vault.reindex(embed=False, wait=600)  # cold the first time, else a catch-up
-    print(f"index ready: {report.summary()} ({time.perf_counter() - started:.1f}s)",
-          file=sys.stderr, flush=True)
+    print(
+        f"index ready: {report.summary()} ({time.perf_counter() - started:.1f}s)",
+        file=sys.stderr,
+        flush=True,
+    )
     number = fact_line(vault.read_for_edit(args.note).lines)
     apply_s: list[float] = []
     apply_reindex_s: list[float] = []
@@ -109,17 +114,31 @@ def main() -> None:
             baseline_s.append(time.perf_counter() - t0)
             baseline_reindex_s.append(time.perf_counter() - t1)
             assert full.changed == 1, full
-            print(f"[run {run + 1}/{args.runs}] apply {apply_s[-1] * 1000:.1f} ms "
-                  f"(reindex {apply_reindex_s[-1] * 1000:.1f}) | baseline "
-                  f"{baseline_s[-1] * 1000:.1f} ms (reindex {baseline_reindex_s[-1] * 1000:.1f})",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[run {run + 1}/{args.runs}] apply {apply_s[-1] * 1000:.1f} ms "
+                f"(reindex {apply_reindex_s[-1] * 1000:.1f}) | baseline "
+                f"{baseline_s[-1] * 1000:.1f} ms (reindex {baseline_reindex_s[-1] * 1000:.1f})",
+                file=sys.stderr,
+                flush=True,
+            )
         for run in range(args.cli_runs):
             edit.write(root, one_edit(vault, args.note, number, f"c{run}-{time.time_ns()}"))
             t0 = time.perf_counter()
             subprocess.run(
-                [PYTHON, "-m", "vaultmem", "--vault", str(root), "--index", str(index),
-                 "reindex", "--no-embed"],
-                check=True, capture_output=True, cwd=ROOT,
+                [
+                    PYTHON,
+                    "-m",
+                    "vaultmem",
+                    "--vault",
+                    str(root),
+                    "--index",
+                    str(index),
+                    "reindex",
+                    "--no-embed",
+                ],
+                check=True,
+                capture_output=True,
+                cwd=ROOT,
             )
             cli_s.append(time.perf_counter() - t0)
     finally:
@@ -141,28 +160,49 @@ def main() -> None:
         "load_before": load_before,
         "load_after": load_after,
     }
-    out = write_json("edit-mdn.json", {
-        "dataset": "mdn", "vault": str(root), "note": args.note, "line": number,
-        "runs": args.runs, "machine": machine, "code": code, "summary": summary,
-        "raw": {"apply_s": apply_s, "apply_reindex_s": apply_reindex_s,
-                "baseline_s": baseline_s, "baseline_reindex_s": baseline_reindex_s,
-                "cli_s": cli_s},
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-    })
+    out = write_json(
+        "edit-mdn.json",
+        {
+            "dataset": "mdn",
+            "vault": str(root),
+            "note": args.note,
+            "line": number,
+            "runs": args.runs,
+            "machine": machine,
+            "code": code,
+            "summary": summary,
+            "raw": {
+                "apply_s": apply_s,
+                "apply_reindex_s": apply_reindex_s,
+                "baseline_s": baseline_s,
+                "baseline_reindex_s": baseline_reindex_s,
+                "cli_s": cli_s,
+            },
+            "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        },
+    )
     s = summary
     print(f"### MDN: {s['notes']:,} notes; one line of `{args.note}` changed, {args.runs} runs\n")
     print("| way | median ms | p90 ms | of which reindex ms |")
     print("|---|---:|---:|---:|")
-    print(f"| `vault.apply` (read, plan, lock, write, path-limited reindex) | {s['apply_ms']:.1f}"
-          f" | {s['apply_p90_ms']:.1f} | {s['apply_reindex_ms']:.1f} |")
-    print(f"| baseline: same write, then incremental `vault.reindex()` | {s['baseline_ms']:.1f}"
-          f" | | {s['baseline_reindex_ms']:.1f} |")
+    print(
+        f"| `vault.apply` (read, plan, lock, write, path-limited reindex) | {s['apply_ms']:.1f}"
+        f" | {s['apply_p90_ms']:.1f} | {s['apply_reindex_ms']:.1f} |"
+    )
+    print(
+        f"| baseline: same write, then incremental `vault.reindex()` | {s['baseline_ms']:.1f}"
+        f" | | {s['baseline_reindex_ms']:.1f} |"
+    )
     if cli_s:
-        print(f"| baseline: `vaultmem reindex --no-embed` process (wall) |"
-              f" {s['cli_reindex_wall_ms']:.0f} | | |")
-    print(f"\ntarget <= {TARGET_S * 1000:.0f} ms: {'met' if s['met'] else 'NOT met'}; "
-          f"{s['speedup']:.1f}x the baseline; load {load_before[0]:.1f} before, "
-          f"{load_after[0]:.1f} after (1-min avg, {os.cpu_count()} cores)")
+        print(
+            f"| baseline: `vaultmem reindex --no-embed` process (wall) |"
+            f" {s['cli_reindex_wall_ms']:.0f} | | |"
+        )
+    print(
+        f"\ntarget <= {TARGET_S * 1000:.0f} ms: {'met' if s['met'] else 'NOT met'}; "
+        f"{s['speedup']:.1f}x the baseline; load {load_before[0]:.1f} before, "
+        f"{load_after[0]:.1f} after (1-min avg, {os.cpu_count()} cores)"
+    )
     print(f"(JSON: {out.relative_to(ROOT)})")
 
 
