@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tests.conftest import MakeVault, write_files
 from vaultmem import edit, indexer, store
 from vaultmem.errors import ChangedOnDisk, EditDoesNotApply, IndexBusy, NoteExists
+from vaultmem.indexer import ReindexReport
 from vaultmem.store.schema import NOTE_TABLES
 from vaultmem.vault import Vault
 
@@ -219,16 +220,17 @@ STEP = st.tuples(
 )
 
 
-def run_step(vault: Vault, step: tuple[str, str, str, str]) -> None:
+def run_step(vault: Vault, step: tuple[str, str, str, str]) -> ReindexReport | None:
+    """Make the step's change; the reindex report of the write, if one was made."""
     op, name, front, body = step
     exists = (vault.root / name).exists()
     if op == "create" and not exists and name.endswith(".md"):
-        vault.apply(edit.plan_new_note(name, front + body))
-    elif op == "edit" and exists and name.endswith(".md"):
+        return vault.apply(edit.plan_new_note(name, front + body)).report
+    if op == "edit" and exists and name.endswith(".md"):
         source = vault.read_for_edit(name)
         lines = edit.split_lines(front + body)
-        vault.apply(edit.plan_edit(source, lines))
-    elif op == "alias" and exists and name.endswith(".md"):
+        return vault.apply(edit.plan_edit(source, lines)).report
+    if op == "alias" and exists and name.endswith(".md"):
         source = vault.read_for_edit(name)
         alias = front.split("[")[1].split("]")[0] if front else None
         try:
@@ -238,19 +240,20 @@ def run_step(vault: Vault, step: tuple[str, str, str, str]) -> None:
                 else edit.remove_property(source.lines, "aliases")
             )
         except EditDoesNotApply:  # no aliases to remove
-            return
-        vault.apply(edit.plan_edit(source, lines))
-    elif op == "trash" and exists:
-        vault.trash(name)
-    elif op == "restore":
+            return None
+        return vault.apply(edit.plan_edit(source, lines)).report
+    if op == "trash" and exists:
+        return vault.trash(name).report
+    if op == "restore":
         entries = [e for e in vault.list_trash() if not (vault.root / e.original).exists()]
         if entries:
-            vault.restore(entries[0].path)
-    elif op == "outside" and not exists:
+            return vault.restore(entries[0].path).report
+    if op == "outside" and not exists:
         # an attachment added by another program, then a note created that embeds it
         (vault.root / name).parent.mkdir(parents=True, exist_ok=True)
         (vault.root / name).write_bytes(b"\x89PNG" if name.endswith(".png") else b"x\n")
         vault.reindex(embed=False)
+    return None
 
 
 @settings(
@@ -271,8 +274,16 @@ def test_after_any_apply_the_index_equals_a_fresh_rebuild(
     vault.reindex(embed=False)
     try:
         for step in steps:
-            run_step(vault, step)
+            report = run_step(vault, step)
             assert index_dump(vault.conn) == fresh_dump(vault, tmp_path / "fresh.db"), step
+            if report is not None:  # totals worked out from what changed, not counted again
+                totals = store.file_totals(vault.conn)
+                assert (report.notes, report.attachments, report.links, report.wanted) == (
+                    totals.notes,
+                    totals.attachments,
+                    totals.links,
+                    totals.wanted_links,
+                ), step
     finally:
         vault.close()
         for suffix in ("", "-wal", "-shm"):

@@ -144,15 +144,24 @@ class _Resolver:
     """Resolves stored or parsed links against the final file set, with anchor checks."""
 
     def __init__(
-        self, conn: store.Connection, paths: Iterable[str], url_prefixes: dict[str, str]
+        self,
+        conn: store.Connection,
+        paths: Iterable[str],
+        url_prefixes: dict[str, str],
+        files: FileSet | None = None,
     ) -> None:
         self.conn = conn
         self._paths = paths
         self._url_prefixes = url_prefixes
         self.folder_notes = bool(url_prefixes)
-        self._files: FileSet | None = None
+        self._files: FileSet | None = files
         self._anchors: dict[str, store.Anchors] = {}
         self._aliases: dict[str, str] | None = None
+
+    @property
+    def built_files(self) -> FileSet | None:
+        """The file set, if it was needed (and so built) at all."""
+        return self._files
 
     @property
     def files(self) -> FileSet:
@@ -405,8 +414,30 @@ def _reindex(
     )
 
 
+class FileSetCache:
+    """The file set links resolve against and the index's totals, kept between path-limited
+    reindexes by a long-running writer (building the set reads every path, counting the totals
+    scans the files table: most of a small write's cost on a big vault). They are used only at
+    the index generation they were kept at, so any other change to the index (a reindex,
+    another process's write) makes the next write build them afresh."""
+
+    def __init__(self) -> None:
+        self._kept: tuple[int, FileSet | None, store.FileTotals] | None = None
+
+    def take(self, generation: int) -> tuple[FileSet | None, store.FileTotals] | None:
+        kept, self._kept = self._kept, None  # never reused half-updated after a failure
+        return (kept[1], kept[2]) if kept is not None and kept[0] == generation else None
+
+    def keep(self, generation: int, files: FileSet | None, totals: store.FileTotals) -> None:
+        self._kept = (generation, files, totals)
+
+
 def reindex_paths(
-    conn: store.Connection, vault: Path, config: Config, paths: Iterable[str]
+    conn: store.Connection,
+    vault: Path,
+    config: Config,
+    paths: Iterable[str],
+    cache: FileSetCache | None = None,
 ) -> ReindexReport | None:
     """Bring the index in line with the vault for just `paths` (the files a write touched),
     without walking the vault; the caller holds the index lock.
@@ -439,7 +470,18 @@ def reindex_paths(
     def every_path() -> Iterator[str]:  # what links may resolve to (`removed` gone by then)
         return iter(set(store.file_paths(conn)) | by_path.keys())
 
-    resolver = _Resolver(conn, _Lazy(every_path), config.url_prefixes)
+    kept = cache.take(store.generation(conn)) if cache is not None else None
+    files, base = kept if kept is not None else (None, store.file_totals(conn))
+    if files is not None:  # the set as of before this reindex: bring it to after
+        for p in removed:
+            files.remove(p)
+        for p in by_path:
+            files.add(p)
+    resolver = _Resolver(conn, _Lazy(every_path), config.url_prefixes, files)
+    # the totals after = before, less what the touched files held, plus what they hold now
+    old_links = store.link_counts(conn, [st.id for st in states.values()])
+    old_kinds = [st.kind for st in states.values()]
+    delta = _WantedDelta(set(wanted))
     with store.transaction(conn):
         keys = {k for p in removed for k in _file_keys(p, folder_notes)}
         ids = [states[p].id for p in removed]
@@ -450,11 +492,22 @@ def reindex_paths(
         del states[p]
     changed = _index_files(conn, vault, config, todo, states, resolver, skipped, False, None)
     with store.transaction(conn):
-        relinked = _final_pass(conn, resolver, False, False, None)
+        relinked = _final_pass(conn, resolver, False, False, None, delta)
         if changed or removed or relinked:
             store.set_meta(conn, "generation", str(store.generation(conn) + 1))
         store.update_skipped(conn, wanted, skipped)
-    totals = store.file_totals(conn)
+    now = store.file_states(conn, wanted)
+    new_links = store.link_counts(conn, [st.id for st in now.values()])
+    new_kinds = [st.kind for st in now.values()]
+    totals = store.FileTotals(
+        base.notes + new_kinds.count("note") - old_kinds.count("note"),
+        base.attachments + new_kinds.count("attachment") - old_kinds.count("attachment"),
+        base.links + new_links.links - old_links.links,
+        base.wanted_links + new_links.wanted_links - old_links.wanted_links + delta.value,
+    )
+    if cache is not None and not any(p in skipped for p in by_path):
+        # the set (when it was needed) holds exactly the indexed files now
+        cache.keep(store.generation(conn), resolver.built_files, totals)
     return ReindexReport(
         notes=totals.notes,
         attachments=totals.attachments,
@@ -469,14 +522,31 @@ def reindex_paths(
 
 
 def reindex_touched(
-    conn: store.Connection, vault: Path, config: Config, paths: Iterable[str]
+    conn: store.Connection,
+    vault: Path,
+    config: Config,
+    paths: Iterable[str],
+    cache: FileSetCache | None = None,
 ) -> ReindexReport:
     """`reindex_paths`, else (when the paths cannot be judged alone) the whole incremental
     reindex; the caller holds the index lock."""
-    report = reindex_paths(conn, vault, config, paths)
+    report = reindex_paths(conn, vault, config, paths, cache)
     if report is None:
         report = _reindex(conn, vault, config, False, None, time.perf_counter())
     return report
+
+
+class _WantedDelta:
+    """How many links the final pass turned wanted (+) or resolved (-), outside `skip` (the
+    notes whose links are counted whole afterwards)."""
+
+    def __init__(self, skip: set[str]) -> None:
+        self.skip = skip
+        self.value = 0
+
+    def moved(self, link: store.StoredLink, res: store.LinkResolution) -> None:
+        if link.src_path not in self.skip:
+            self.value += (res.dst_path is None) - (link.resolution.dst_path is None)
 
 
 class _Lazy:
@@ -656,6 +726,7 @@ def _final_pass(
     resolve_all: bool,
     relink_all: bool,
     progress: Progress | None,
+    wanted_delta: _WantedDelta | None = None,
 ) -> int:
     """Re-resolve every link whose target set changed; check anchors and alias fixes.
 
@@ -681,6 +752,8 @@ def _final_pass(
         res = resolver.resolve(link.src_path, link.target, link.heading, link.block)
         if res != link.resolution:
             updates.append((link.id, res))
+            if wanted_delta is not None:
+                wanted_delta.moved(link, res)
         if progress and i % 5000 == 0:
             progress("links", i, len(links))
     if progress and links:

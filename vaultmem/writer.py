@@ -63,6 +63,7 @@ class Writer:
         self.index = index
         self.config = config
         self._embedder = embedder
+        self._files = indexer.FileSetCache()  # reused by writes in a row (under the lock)
 
     # ---- notes
 
@@ -151,7 +152,7 @@ class Writer:
         if not self.index.path.exists():
             return None
         conn = self.index.conn
-        report = indexer.reindex_touched(conn, self.root, self.config, paths)
+        report = indexer.reindex_touched(conn, self.root, self.config, paths, self._files)
         # the sections the write changed get vectors now (unchanged ones come from the cache),
         # so meaning search finds the new text at once
         if (
