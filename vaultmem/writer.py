@@ -11,6 +11,7 @@ the same way; purging touches only `.trash/`, which the index never holds.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from vaultmem import edit, indexer, store
 from vaultmem.config import Config
 from vaultmem.edit.trash import KEEP, current_digest
+from vaultmem.errors import CannotEdit
 from vaultmem.index import Index
 from vaultmem.indexer import ReindexReport
 
@@ -87,6 +89,10 @@ class Writer:
         CannotEdit when the write is refused; in each case nothing was written.
         """
         with indexer.lock(self.index.path, wait, on_wait):
+            # a write that crashed here before left its temporary file beside the note
+            folder = change.file.rpartition("/")[0]
+            with contextlib.suppress(CannotEdit):
+                edit.clean_temporaries(self.root, folder=folder)
             touched = edit.write(self.root, change)
             report = self._reindex(touched, embed) if touched else None
         return Applied(touched, report)
