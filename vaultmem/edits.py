@@ -7,13 +7,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from vaultmem.errors import VaultmemError
+from vaultmem.errors import ChangedOnDisk
 
 
-class FileChanged(VaultmemError):
-    """The file on disk is not the version the change was computed from."""
-
-    exit_code = 1
+class FileChanged(ChangedOnDisk):
+    """The file on disk is not the version the change was computed from (exit code 6, as every
+    write refused for a change on disk: docs/editing.md)."""
 
 
 def digest(data: bytes) -> str:
