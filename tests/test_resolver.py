@@ -3,7 +3,7 @@ and (below the line) the rules that `make mutation` found loose (docs/TESTING.md
 
 from __future__ import annotations
 
-from vaultmem.resolver import FileSet, Resolution
+from vaultmem.resolver import FileSet, Resolution, name_key
 
 
 def test_note_and_extensionless_file_of_the_same_name_are_both_kept() -> None:
@@ -140,3 +140,30 @@ def test_url_prefix_folders_are_kept_as_written_but_for_slashes() -> None:
     )
     assert files.resolve("x.md", "/mdn/XML").path == "Xdocs/XML.md"
     assert files.resolve("x.md", "/old/page").path == "Old notes /page.md"
+
+
+def test_name_key_is_the_last_path_part_folded_without_md() -> None:
+    assert name_key("folder/Sub/Box.md") == "box"
+    assert name_key("/Box/") == "box"  # slashes around a target are no part of its name
+    assert name_key("Xerox X") == "xerox x"
+    assert name_key(" a/ Note.MD ") == "note"
+
+
+def test_a_leading_slash_is_the_vault_root_and_nothing_more() -> None:
+    files = FileSet(["Xenon.md", "sub/Xenon.md"])
+    assert files.resolve("sub/a.md", "/Xenon") == Resolution("Xenon.md")
+    assert files.resolve("sub/a.md", "/sub/Xenon") == Resolution("sub/Xenon.md")
+
+
+def test_a_partial_path_prefers_the_linking_notes_folder() -> None:
+    files = FileSet(["ppp/a/Note.md", "q/a/Note.md"])
+    found = files.resolve("ppp/a/src.md", "a/Note")
+    assert found == Resolution("ppp/a/Note.md", ("ppp/a/Note.md", "q/a/Note.md"))
+    assert files.resolve("top.md", "a/Note").path == "q/a/Note.md"  # else the shortest path
+
+
+def test_an_exact_path_with_no_namesake_reports_no_candidates() -> None:
+    assert FileSet(["Note.md"]).resolve("a.md", "Note") == Resolution("Note.md")
+    assert FileSet(["Note.md", "b/Note.md"]).resolve("a.md", "Note") == Resolution(
+        "Note.md", ("Note.md", "b/Note.md")
+    )
