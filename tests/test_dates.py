@@ -263,3 +263,14 @@ def test_dates_in_reads_past_an_impossible_date() -> None:
         dt.date(2026, 3, 1),
         dt.date(2026, 3, 2),
     ]
+
+
+@pytest.mark.parametrize("word", ["mon", "tue", "wed", "thu", "fri", "sat", "sun"])
+def test_a_bare_short_weekday_is_an_ordinary_word(word: str) -> None:
+    """ "sat", "wed": too often plain words; "on wed", "last sat" and "Wednesday" are days."""
+    assert route(f"the cat {word} here", TODAY) is None
+    assert route(f"the cat {word.upper()} here", TODAY) is None
+    on = route(f"gym on {word}", TODAY)
+    assert on is not None and on.rest == "gym" and on.start == on.end
+    assert TODAY - dt.timedelta(days=6) <= on.start <= TODAY
+    assert on.start.strftime("%a").lower() == word

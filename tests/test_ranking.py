@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from vaultmem.dates import DateRoute
-from vaultmem.ranking import Candidate, NoteFacts, Weights, rank
+from vaultmem.ranking import Candidate, NoteFacts, Weights, name_match, rank
 
 
 def cand(
@@ -162,3 +162,41 @@ def test_whole_note_scores_add_a_bounded_note_signal() -> None:
     assert dict(noted[2].parts) == {"note": pytest.approx(0.54)}  # found by meaning only
     # without scores the signal cannot fire
     assert "note" not in dict(rank(chunks, {}, {"x"}, Weights(note=0.6))[0].parts)
+
+
+# --------------------------------------------------------------------------- found by mutation
+# (docs/TESTING.md, "ranking"): the five-letter prefix match of name_match at its edges, names
+# with no words, and the date signal's sources
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "score"),
+    [
+        ({"managing"}, ["Manager"], 1.0),  # six letters or more: the first five match
+        ({"manage"}, ["Manager"], 1.0),  # a query word of exactly six letters
+        ({"managing"}, ["Manage"], 1.0),  # a name word of exactly six letters
+        ({"tasks"}, ["Tasksheet"], 0.0),  # five letters: whole words only
+        ({"tasksheet"}, ["Tasks"], 0.0),
+        ({"heating", "zzzzzzz"}, ["Heating"], 0.5),  # a long word matching nothing counts 0
+        ({"daily", "notes"}, ["", "!!", "Daily notes"], 1.0),  # wordless names are skipped
+        ({"daily", "notes"}, ["Daily notes", ""], 1.0),
+    ],
+)
+def test_name_match_prefixes_at_their_edges(
+    query: set[str], names: list[str], score: float
+) -> None:
+    assert name_match(query, names) == pytest.approx(score)
+
+
+def _date_part(path: str, facts: NoteFacts) -> float | None:
+    when = DateRoute(dt.date(2026, 3, 1), dt.date(2026, 3, 1), "March 1", "")
+    (found,) = rank([cand(1, path, 1.0)], {path: facts}, {"x"}, Weights(graph=0), route=when)
+    return dict(found.parts).get("date")
+
+
+def test_the_date_signal_reads_the_path_and_the_date_property_alike() -> None:
+    assert _date_part("daily/2026-03-01.md", NoteFacts(date="2026-05-05")) == 0.5
+    assert _date_part("log.md", NoteFacts(date="2026-03-01T09:30:00")) == 0.5
+    assert _date_part("log.md", NoteFacts(date="2026-03-01")) == 0.5
+    assert _date_part("daily/2026-03-02.md", NoteFacts(date="2026-03-03")) is None
+    assert _date_part("log.md", NoteFacts()) is None
