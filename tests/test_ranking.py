@@ -200,3 +200,42 @@ def test_the_date_signal_reads_the_path_and_the_date_property_alike() -> None:
     assert _date_part("log.md", NoteFacts(date="2026-03-01")) == 0.5
     assert _date_part("daily/2026-03-02.md", NoteFacts(date="2026-03-03")) is None
     assert _date_part("log.md", NoteFacts()) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "heading", "share"),
+    [
+        (set(), "Plan", 0.0),  # no query words: no share
+        ({"plan", "zzz"}, "Plan", 0.5),
+        ({"plan", "budget"}, "The plan", 0.5),
+        ({"zzzzzzz"}, "Plan", 0.0),
+        ({"tasks"}, "Tasksheet", 0.0),  # five letters: whole words only
+        ({"manage"}, "Manager", 1.0),  # six: the first five letters match
+        ({"managing"}, "Manager", 1.0),
+    ],
+)
+def test_the_heading_signal_is_the_share_of_query_words_it_holds(
+    query: set[str], heading: str, share: float
+) -> None:
+    (found,) = rank(
+        [cand(1, "n.md", 1.0, heading=heading)], {}, query, Weights(heading=1.0, path=0, graph=0)
+    )
+    assert dict(found.parts).get("heading", 0.0) == pytest.approx(share)
+
+
+def test_the_section_shown_is_the_one_carrying_most_of_the_score() -> None:
+    """Keyword scores count relative to the best one, so a small bm25 still leads."""
+    found = rank(
+        [cand(1, "a.md", 0.1, 0.1), cand(2, "a.md", 0.05, 0.9), cand(3, "b.md", 0.1, 0.1)],
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0),
+    )
+    assert {r.path: r.best.chunk_id for r in found}["a.md"] == 1
+    found = rank(
+        [cand(1, "a.md", 2.0, 0.0), cand(2, "a.md", None, 0.6), cand(3, "b.md", 4.0, 0.0)],
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0),
+    )
+    assert {r.path: r.best.chunk_id for r in found}["a.md"] == 1  # meaning alone adds less

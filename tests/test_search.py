@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+from typing import Any
 
 import pytest
 
@@ -171,3 +173,73 @@ def test_re_embedding_with_a_server_that_is_down_keeps_the_old_vectors(
     assert report.embeddings.notice and "vectors kept" in report.embeddings.notice
     assert "ollama serve" in report.embeddings.notice
     assert vault.stats().vectors == 6 and vault.stats().embed_model == "fake:32"
+
+
+# --------------------------------------------------------------------------- found by mutation
+# (docs/TESTING.md, "search filters"): each filter at its edges, through the core
+
+
+@pytest.fixture
+def filtered(make_vault: MakeVault) -> Vault:
+    vault = make_vault(
+        {
+            "work/a.md": "quince one [[home/c]] #Area/Work\n",
+            "work/b.md": "---\ndate: 2026-03-01\n---\nquince two\n",
+            # a `date` property outweighs a date in the path
+            "daily/2026-03-09.md": "---\ndate: 2026-03-01\n---\nquince three\n",
+            "daily/2026-03-10.md": "quince four\n",
+            "home/c.md": "quince five #area\n",
+            "home/d.md": "quince six\n",  # dated by its modification time only
+            "home/e.md": "---\ndecay: session\ndate: 2026-03-01T00:00:00\n---\nquince seven\n",
+        }
+    )
+    march_5 = dt.datetime(2026, 3, 5, 12, tzinfo=dt.UTC).timestamp()
+    os.utime(vault.root / "home" / "d.md", (march_5, march_5))
+    vault.reindex()
+    return vault
+
+
+def _found(vault: Vault, **filters: Any) -> set[str]:
+    return {h.path for h in vault.search("quince", mode="keyword", now=NOW, **filters).hits}
+
+
+def test_the_tag_filter_ignores_case_and_a_leading_hash(filtered: Vault) -> None:
+    assert _found(filtered, tag="#AREA") == {"work/a.md", "home/c.md"}
+    assert _found(filtered, tag="area/work") == {"work/a.md"}
+    assert _found(filtered, tag="work") == set()
+
+
+def test_the_path_filter_takes_a_leading_slash(filtered: Vault) -> None:
+    assert _found(filtered, path="/work") == {"work/a.md", "work/b.md"}
+    assert _found(filtered, path="home/") == {"home/c.md", "home/d.md", "home/e.md"}
+    assert _found(filtered, path="daily/2026-03-1") == {"daily/2026-03-10.md"}
+
+
+def test_the_since_filter_by_property_then_path_then_modification_time(filtered: Vault) -> None:
+    now_dated = {"work/a.md", "home/c.md"}  # modified today: after any day below
+    assert _found(filtered, since=dt.date(2026, 3, 1)) == now_dated | {
+        "work/b.md", "daily/2026-03-09.md", "daily/2026-03-10.md", "home/d.md", "home/e.md",
+    }  # fmt: skip
+    assert _found(filtered, since=dt.date(2026, 3, 2)) == now_dated | {
+        "daily/2026-03-10.md", "home/d.md",
+    }  # fmt: skip
+    assert _found(filtered, since=dt.date(2026, 3, 5)) == now_dated | {
+        "daily/2026-03-10.md", "home/d.md",
+    }  # fmt: skip
+    assert _found(filtered, since=dt.date(2026, 3, 6)) == now_dated | {"daily/2026-03-10.md"}
+    assert _found(filtered, since=dt.date(2026, 3, 11)) == now_dated
+
+
+def test_a_note_expires_at_the_end_of_its_lifetime(filtered: Vault) -> None:
+    def expired(now: dt.datetime) -> bool:
+        (hit,) = filtered.search("quince seven", path="home/e", now=now).hits
+        return "expired" in dict(hit.explain)
+
+    assert expired(dt.datetime(2026, 3, 2, tzinfo=dt.UTC))  # a session lasts one day
+    assert not expired(dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC))
+
+
+def test_links_among_the_hits_count_both_ways(filtered: Vault) -> None:
+    hits = filtered.search("quince", path="", now=NOW).hits
+    graph = {h.path for h in hits if "graph" in dict(h.explain)}
+    assert graph == {"work/a.md", "home/c.md"}  # a links to c: both are lifted
