@@ -239,3 +239,40 @@ def test_the_section_shown_is_the_one_carrying_most_of_the_score() -> None:
         Weights(heading=0, path=0, graph=0),
     )
     assert {r.path: r.best.chunk_id for r in found}["a.md"] == 1  # meaning alone adds less
+
+
+def _shown(candidates: list[Candidate]) -> int:
+    """The chunk rank() shows for note a.md among `candidates`."""
+    found = rank(candidates, {}, {"x"}, Weights(heading=0, path=0, graph=0))
+    return {r.path: r.best.chunk_id for r in found}["a.md"]
+
+
+def test_the_section_shown_weighs_meaning_by_its_place_in_the_spread() -> None:
+    # vectors spread from 0.4 to 0.5: a's second section is at the top of it, the first at
+    # the bottom, which outweighs a fifth less keyword evidence
+    c = cand(3, "b.md", 1.0, 0.4)
+    assert _shown([cand(1, "a.md", 1.0, 0.4), cand(2, "a.md", 0.8, 0.5), c]) == 2
+    assert _shown([cand(1, "a.md", 1.0, 0.4), cand(2, "a.md", 1.0, 0.5), c]) == 2
+    # no spread (one note): every section with a vector gets the whole vector weight, once
+    assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.5, 0.9)]) == 1
+    assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.75, 0.9)]) == 2
+    # a tie goes to the first section
+    assert _shown([cand(7, "a.md", 1.0, 0.5), cand(4, "a.md", 1.0, 0.5), c]) == 4
+
+
+def test_rank_returns_ten_notes_unless_told() -> None:
+    many = [cand(i, f"n{i:02}.md", float(20 - i)) for i in range(12)]
+    assert len(rank(many, {}, {"x"})) == 10
+    assert len(rank(many, {}, {"x"}, limit=11)) == 11
+
+
+@pytest.mark.parametrize(("keyword_notes", "boosted"), [(2, True), (3, False)])
+def test_low_overlap_counts_only_notes_the_keywords_found(
+    keyword_notes: int, boosted: bool
+) -> None:
+    """Fewer than three notes with keyword evidence: the vector weight grows (low_overlap)."""
+    found = [cand(i, f"k{i}.md", 0.5, 0.1) for i in range(keyword_notes)]
+    found += [cand(10, "v1.md", None, 1.0), cand(11, "v2.md", None, 0.5)]  # meaning only
+    ranked = rank(found, {}, {"x"}, Weights(heading=0, path=0, graph=0, low_overlap=1.0))
+    top = dict(next(r for r in ranked if r.path == "v1.md").parts)
+    assert top["vector"] == pytest.approx(0.6 if boosted else 0.3)
