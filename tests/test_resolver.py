@@ -54,6 +54,7 @@ def test_a_target_ending_in_md_names_only_that_note() -> None:
     assert FileSet(["Note.md.md"]).resolve("a.md", "Note.md").path is None
     assert FileSet(["Note.md.md", "Note.md"]).resolve("a.md", "Note.md") == Resolution("Note.md")
     assert FileSet(["Note.md.md"]).resolve("a.md", "Note.md.md").path == "Note.md.md"
+    assert "Note.md" not in FileSet(["Note.md.md"]) and "Note.md.md" in FileSet(["Note.md.md"])
 
 
 def test_a_dot_in_a_folder_name_is_no_extension() -> None:
@@ -62,6 +63,8 @@ def test_a_dot_in_a_folder_name_is_no_extension() -> None:
     files = FileSet(["v1.2/Plan", "v1.2/Plan.md"])
     assert files.resolve("a.md", "v1.2/Plan").path == "v1.2/Plan.md"
     assert files.exact("v1.2/Plan") == "v1.2/Plan.md"
+    deeper = FileSet(["x/v1.2/Plan", "x/v1.2/Plan.md"])
+    assert deeper.resolve("a.md", "x/v1.2/Plan").path == "x/v1.2/Plan.md"
     files = FileSet(["v1.2/Plan.png", "v1.2/Plan.png.md"])
     assert files.resolve("a.md", "v1.2/Plan.png").path == "v1.2/Plan.png"  # here it counts
 
@@ -86,7 +89,12 @@ def test_add_indexes_a_file_as_the_constructor_does() -> None:
     files.add("y/Café.md")
     files.add("y/Plan")  # a plain file without an extension
     files.add("X/NOTE.md")  # the same file, spelt otherwise: kept once
-    assert len(files) == 3
+    files.add("Top.md")
+    files.add("a/b/Deep.md")
+    assert len(files) == 5
+    assert files.exact("top") == "Top.md" and "a/b/Deep.md" in files
+    assert files.resolve("a.md", "Deep").path == "a/b/Deep.md"
+    assert files.named("deep") == ["a/b/Deep.md"] and files.named("top") == ["Top.md"]
     assert files.resolve("a.md", "cafe\u0301").path == "y/Café.md"
     assert files.resolve("a.md", "Café.md").path == "y/Café.md"
     assert files.resolve("a.md", "Plan").path == "y/Plan"
@@ -136,7 +144,7 @@ def test_a_url_prefix_mapped_to_the_vault_root_means_its_folder_notes() -> None:
 def test_url_prefix_folders_are_kept_as_written_but_for_slashes() -> None:
     files = FileSet(
         ["Xdocs/XML.md", "docs/XML.md", "docs/ML.md", "Old notes /page.md"],
-        url_prefixes={"/mdn/": "/Xdocs/", "/old/": "Old notes /"},
+        url_prefixes={"/mdn/": "/Xdocs/", "/old/": "Old notes "},
     )
     assert files.resolve("x.md", "/mdn/XML").path == "Xdocs/XML.md"
     assert files.resolve("x.md", "/old/page").path == "Old notes /page.md"
