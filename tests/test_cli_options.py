@@ -541,7 +541,7 @@ def test_an_index_of_another_schema_exits_3(notes: Path) -> None:
     v = ("--vault", str(notes))
     assert run(*v, "reindex").returncode == 0
     conn = sqlite3.connect(str(notes / ".vaultmem" / "index.db"))
-    conn.execute("PRAGMA user_version = 999")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")  # an older one
     conn.commit()
     conn.close()
     result = run(*v, "search", "quince")
