@@ -175,3 +175,12 @@ def test_an_exact_path_with_no_namesake_reports_no_candidates() -> None:
     assert FileSet(["Note.md", "b/Note.md"]).resolve("a.md", "Note") == Resolution(
         "Note.md", ("Note.md", "b/Note.md")
     )
+
+
+def test_a_url_past_its_prefix_is_taken_as_written() -> None:
+    """Spaces after the prefix stay (a file may start with one); `..` never climbs out of it."""
+    files = FileSet([" Web.md", "site/ Web.md", "secret.md"], url_prefixes={"/docs/": ""})
+    assert files.resolve("x.md", "/docs/ Web").path == " Web.md"
+    assert files.resolve("x.md", "/docs/../secret").path is None
+    site = FileSet(["site/ Web.md", "site/Web.md"], url_prefixes={"/docs/": "site"})
+    assert site.resolve("x.md", "/docs/ Web").path == "site/ Web.md"
