@@ -257,6 +257,8 @@ def test_the_section_shown_weighs_meaning_by_its_place_in_the_spread() -> None:
     # no spread (one note): every section with a vector gets the whole vector weight, once
     assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.5, 0.9)]) == 1
     assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.75, 0.9)]) == 2
+    # a section without a vector against one at the bottom of the spread: keywords decide
+    assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.5, 0.4), cand(3, "b.md", 1.0, 0.5)]) == 1
     # a tie goes to the first section
     assert _shown([cand(7, "a.md", 1.0, 0.5), cand(4, "a.md", 1.0, 0.5), c]) == 4
 
