@@ -27,7 +27,7 @@ from tests.test_cli_effects import hit_paths
 
 # (command, option) -> the test proving the option changes what the command does
 PROVEN: dict[tuple[str, str], str] = {
-    ("watch", "--count"): "test_watch_catches_up_then_reports_each_change",
+    ("watch", "--count"): "test_watch_catches_up_with_edits_made_while_nothing_watched",
     (
         "watch",
         "--json",
