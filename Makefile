@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.test-installed $(VENV)/.installed
 
+$(VENV)/.mutation-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[mutation]'
+	touch $@ $(VENV)/.test-installed $(VENV)/.installed
+
 demo: $(VENV)/.installed
 	$(BIN)/vaultmem --vault sample-vault reindex
 	$(BIN)/vaultmem --vault sample-vault search "heat pump tariff" --limit 5
@@ -34,9 +38,14 @@ lint: $(VENV)/.dev-installed
 	$(BIN)/ruff format --check vaultmem
 	$(BIN)/mypy
 
+# Mutation testing (docs/TESTING.md): slow, not in CI. `make mutation MODULES="resolver dates"`
+# runs some modules; ARGS="--retest" only the mutants not killed last time.
+mutation: $(VENV)/.mutation-installed
+	nice -n 19 $(BIN)/python -m tests.mutation.run $(ARGS) $(MODULES)
+
 bench: $(VENV)/.installed
 	$(BIN)/python bench/reindex.py
 	$(BIN)/python bench/search.py
 
 clean:
-	rm -rf $(VENV) sample-vault/.vaultmem .pytest_cache
+	rm -rf $(VENV) sample-vault/.vaultmem .pytest_cache .mutation

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from vaultmem.dates import dates_in, route
+from vaultmem.dates import dates_in, route, since_day
 
 TODAY = dt.date(2026, 11, 30)  # a Monday
 
@@ -216,3 +216,61 @@ def test_impossible_dates_route_nowhere(query: str, today: dt.date) -> None:
 
 def test_dates_in_knows_29_february() -> None:
     assert dates_in("daily/2024-02-29.md daily/2023-02-29.md") == [dt.date(2024, 2, 29)]
+
+
+# --------------------------------------------------------------------------- found by mutation
+# (docs/TESTING.md, "dates"): `--since` values, the phrase a route names, dates_in past a bad date
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("2026-03-10", "2026-03-10"),
+        ("yesterday", "2026-11-29"),
+        ("  yesterday\t", "2026-11-29"),  # spaces around the words are nothing
+        ("last   week", "2026-11-23"),  # nor runs of spaces between them
+        ("last\nmonth", "2026-10-01"),
+        ("3 days ago", "2026-11-27"),
+        ("Feb 8", "2026-02-08"),
+        ("this month", "2026-11-01"),
+    ],
+)
+def test_since_day_names_the_first_day_of_what_the_words_say(text: str, day: str) -> None:
+    assert since_day(text, TODAY) == dt.date.fromisoformat(day)
+
+
+@pytest.mark.parametrize("text", ["", "soon", "yesterday evening", "notes since Feb 8", "2026"])
+def test_since_day_refuses_anything_but_a_day(text: str) -> None:
+    assert since_day(text, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "phrase"),
+    [
+        ("notes from last Monday please", "last Monday"),
+        ("dentist on Feb 8, 2024 at noon", "on Feb 8, 2024"),
+        ("log 2026-11-28 outage", "2026-11-28"),
+        ("what  happened   3 days ago", "3 days ago"),
+    ],
+)
+def test_a_route_names_the_words_that_said_the_date(query: str, phrase: str) -> None:
+    found = route(query, TODAY)
+    assert found is not None and found.phrase == phrase
+
+
+def test_dates_in_reads_past_an_impossible_date() -> None:
+    assert dates_in("2026-02-30 then 2026-03-01, 2026-13-01 and 2026-03-02") == [
+        dt.date(2026, 3, 1),
+        dt.date(2026, 3, 2),
+    ]
+
+
+@pytest.mark.parametrize("word", ["mon", "tue", "wed", "thu", "fri", "sat", "sun"])
+def test_a_bare_short_weekday_is_an_ordinary_word(word: str) -> None:
+    """ "sat", "wed": too often plain words; "on wed", "last sat" and "Wednesday" are days."""
+    assert route(f"the cat {word} here", TODAY) is None
+    assert route(f"the cat {word.upper()} here", TODAY) is None
+    on = route(f"gym on {word}", TODAY)
+    assert on is not None and on.rest == "gym" and on.start == on.end
+    assert TODAY - dt.timedelta(days=6) <= on.start <= TODAY
+    assert on.start.strftime("%a").lower() == word

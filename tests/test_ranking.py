@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 import pytest
 
 from vaultmem.dates import DateRoute
-from vaultmem.ranking import Candidate, NoteFacts, Weights, rank
+from vaultmem.ranking import Candidate, NoteFacts, Weights, name_match, rank
 
 
 def cand(
@@ -162,3 +163,206 @@ def test_whole_note_scores_add_a_bounded_note_signal() -> None:
     assert dict(noted[2].parts) == {"note": pytest.approx(0.54)}  # found by meaning only
     # without scores the signal cannot fire
     assert "note" not in dict(rank(chunks, {}, {"x"}, Weights(note=0.6))[0].parts)
+
+
+# --------------------------------------------------------------------------- found by mutation
+# (docs/TESTING.md, "ranking"): the five-letter prefix match of name_match at its edges, names
+# with no words, and the date signal's sources
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "score"),
+    [
+        ({"managing"}, ["Manager"], 1.0),  # six letters or more: the first five match
+        ({"manage"}, ["Manager"], 1.0),  # a query word of exactly six letters
+        ({"managing"}, ["Manage"], 1.0),  # a name word of exactly six letters
+        ({"tasks"}, ["Tasksheet"], 0.0),  # five letters: whole words only
+        ({"tasksheet"}, ["Tasks"], 0.0),
+        ({"heating", "zzzzzzz"}, ["Heating"], 0.5),  # a long word matching nothing counts 0
+        ({"daily", "notes"}, ["", "!!", "Daily notes"], 1.0),  # wordless names are skipped
+        ({"daily", "notes"}, ["Daily notes", ""], 1.0),
+    ],
+)
+def test_name_match_prefixes_at_their_edges(
+    query: set[str], names: list[str], score: float
+) -> None:
+    assert name_match(query, names) == pytest.approx(score)
+
+
+def _date_part(path: str, facts: NoteFacts) -> float | None:
+    when = DateRoute(dt.date(2026, 3, 1), dt.date(2026, 3, 1), "March 1", "")
+    (found,) = rank([cand(1, path, 1.0)], {path: facts}, {"x"}, Weights(graph=0), route=when)
+    return dict(found.parts).get("date")
+
+
+def test_the_date_signal_reads_the_path_and_the_date_property_alike() -> None:
+    assert _date_part("daily/2026-03-01.md", NoteFacts(date="2026-05-05")) == 0.5
+    assert _date_part("log.md", NoteFacts(date="2026-03-01T09:30:00")) == 0.5
+    assert _date_part("log.md", NoteFacts(date="2026-03-01")) == 0.5
+    assert _date_part("daily/2026-03-02.md", NoteFacts(date="2026-03-03")) is None
+    assert _date_part("log.md", NoteFacts()) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "heading", "share"),
+    [
+        (set(), "Plan", 0.0),  # no query words: no share
+        ({"plan", "zzz"}, "Plan", 0.5),
+        ({"plan", "budget"}, "The plan", 0.5),
+        ({"zzzzzzz"}, "Plan", 0.0),
+        ({"tasks"}, "Tasksheet", 0.0),  # five letters: whole words only
+        ({"manage"}, "Manager", 1.0),  # six: the first five letters match
+        ({"managing"}, "Manager", 1.0),
+    ],
+)
+def test_the_heading_signal_is_the_share_of_query_words_it_holds(
+    query: set[str], heading: str, share: float
+) -> None:
+    (found,) = rank(
+        [cand(1, "n.md", 1.0, heading=heading)], {}, query, Weights(heading=1.0, path=0, graph=0)
+    )
+    assert dict(found.parts).get("heading", 0.0) == pytest.approx(share)
+
+
+def test_the_section_shown_is_the_one_carrying_most_of_the_score() -> None:
+    """Keyword scores count relative to the best one, so a small bm25 still leads."""
+    found = rank(
+        [cand(1, "a.md", 0.1, 0.1), cand(2, "a.md", 0.05, 0.9), cand(3, "b.md", 0.1, 0.1)],
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0),
+    )
+    assert {r.path: r.best.chunk_id for r in found}["a.md"] == 1
+    found = rank(
+        [cand(1, "a.md", 2.0, 0.0), cand(2, "a.md", None, 0.6), cand(3, "b.md", 4.0, 0.0)],
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0),
+    )
+    assert {r.path: r.best.chunk_id for r in found}["a.md"] == 1  # meaning alone adds less
+
+
+def _shown(candidates: list[Candidate]) -> int:
+    """The chunk rank() shows for note a.md among `candidates`."""
+    found = rank(candidates, {}, {"x"}, Weights(heading=0, path=0, graph=0))
+    return {r.path: r.best.chunk_id for r in found}["a.md"]
+
+
+def test_the_section_shown_weighs_meaning_by_its_place_in_the_spread() -> None:
+    # vectors spread from 0.4 to 0.5: a's second section is at the top of it, the first at
+    # the bottom, which outweighs a fifth less keyword evidence
+    c = cand(3, "b.md", 1.0, 0.4)
+    assert _shown([cand(1, "a.md", 1.0, 0.4), cand(2, "a.md", 0.8, 0.5), c]) == 2
+    assert _shown([cand(1, "a.md", 1.0, 0.4), cand(2, "a.md", 1.0, 0.5), c]) == 2
+    # no spread (one note): every section with a vector gets the whole vector weight, once
+    assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.5, 0.9)]) == 1
+    assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.75, 0.9)]) == 2
+    # a section without a vector against one at the bottom of the spread: keywords decide
+    assert _shown([cand(1, "a.md", 1.0), cand(2, "a.md", 0.5, 0.4), cand(3, "b.md", 1.0, 0.5)]) == 1
+    # a tie goes to the first section
+    assert _shown([cand(7, "a.md", 1.0, 0.5), cand(4, "a.md", 1.0, 0.5), c]) == 4
+
+
+def test_rank_returns_ten_notes_unless_told() -> None:
+    many = [cand(i, f"n{i:02}.md", float(20 - i)) for i in range(12)]
+    assert len(rank(many, {}, {"x"})) == 10
+    assert len(rank(many, {}, {"x"}, limit=11)) == 11
+
+
+@pytest.mark.parametrize(("keyword_notes", "boosted"), [(2, True), (3, False)])
+def test_low_overlap_counts_only_notes_the_keywords_found(
+    keyword_notes: int, boosted: bool
+) -> None:
+    """Fewer than three notes with keyword evidence: the vector weight grows (low_overlap)."""
+    found = [cand(i, f"k{i}.md", 0.5, 0.1) for i in range(keyword_notes)]
+    found += [cand(10, "v1.md", None, 1.0), cand(11, "v2.md", None, 0.5)]  # meaning only
+    ranked = rank(found, {}, {"x"}, Weights(heading=0, path=0, graph=0, low_overlap=1.0))
+    top = dict(next(r for r in ranked if r.path == "v1.md").parts)
+    assert top["vector"] == pytest.approx(0.6 if boosted else 0.3)
+
+
+NOW = dt.datetime(2026, 3, 31, 12, tzinfo=dt.UTC)
+
+
+def test_each_signal_is_named_and_the_score_is_their_sum() -> None:
+    found = rank(
+        [cand(1, "plan.md", 2.0, 0.5, heading="Plan"), cand(2, "b.md", 1.0, 0.1)],
+        {},
+        {"plan"},
+        Weights(graph=0),
+    )
+    assert [name for name, _ in found[0].parts] == ["keyword", "vector", "heading", "path"]
+    for r in found:
+        assert r.score == pytest.approx(sum(v for _, v in r.parts))
+    (alone,) = rank([cand(1, "a.md", 1.0, 0.4)], {}, {"x"}, Weights(graph=0))
+    assert dict(alone.parts)["vector"] == pytest.approx(0.3)  # one note: no spread, full weight
+
+
+def _freshness(modified: dt.datetime | None, now: dt.datetime | None = NOW) -> float | None:
+    facts = {"a.md": NoteFacts(modified=modified)}
+    (found,) = rank([cand(1, "a.md", 1.0)], facts, {"x"}, Weights(freshness=1.0), now=now)
+    return dict(found.parts).get("freshness")
+
+
+def test_freshness_halves_about_every_three_weeks() -> None:
+    assert _freshness(NOW) == pytest.approx(1.0)
+    assert _freshness(NOW - dt.timedelta(days=30)) == pytest.approx(math.exp(-1))
+    assert _freshness(NOW - dt.timedelta(days=60)) == pytest.approx(math.exp(-2))
+    assert _freshness(NOW + dt.timedelta(days=5)) == pytest.approx(1.0)  # a clock behind
+    assert _freshness(None) is None and _freshness(NOW, now=None) is None
+    # off by default, with or without a clock and a modification time
+    (found,) = rank([cand(1, "a.md", 1.0)], {"a.md": NoteFacts()}, {"x"}, now=NOW)
+    assert "freshness" not in dict(found.parts)
+
+
+def test_title_and_note_signals_of_notes_they_know_nothing_about_are_zero() -> None:
+    weights = Weights(title=1.0, note=1.0, heading=0, path=0, graph=0)
+    names = {"a.md": ["Plan"]}
+    found = rank([cand(1, "a.md", 1.0), cand(2, "b.md", 1.0)], {}, {"plan"}, weights, names=names,
+                 note_scores={"a.md": 0.5})  # fmt: skip
+    parts = {r.path: dict(r.parts) for r in found}
+    assert parts["a.md"]["title"] == 1.0 and parts["a.md"]["note"] == 0.5
+    assert "title" not in parts["b.md"] and "note" not in parts["b.md"]
+
+
+def test_the_evidence_signal_needs_keyword_evidence() -> None:
+    weights = Weights(evidence=1.0, heading=0, path=0, graph=0)
+    found = rank([cand(1, "a.md", 0.5), cand(2, "a.md", 0.25), cand(3, "a.md", None, 0.9)],
+                 {}, {"x"}, weights)  # fmt: skip
+    assert dict(found[0].parts)["evidence"] == pytest.approx(0.5)  # 0.25 of 0.5; meaning: 0
+    only_meaning = rank([cand(1, "a.md", None, 0.9), cand(2, "a.md", None, 0.8)], {}, {"x"},
+                        weights)  # fmt: skip
+    assert "evidence" not in dict(only_meaning[0].parts)
+
+
+def test_the_date_signal_reads_the_path_and_the_title_each() -> None:
+    when = DateRoute(dt.date(2026, 3, 1), dt.date(2026, 3, 1), "March 1", "")
+    for path, title in [("daily/2026-03-01.md", "Daily"), ("log.md", "2026-03-01 standup")]:
+        c = Candidate(1, path, title, "", 1, 2, 1.0)
+        (found,) = rank([c], {}, {"x"}, Weights(graph=0), route=when)
+        assert dict(found.parts)["date"] == 0.5, path
+
+
+def _graph_part(limit: int, linked_to: int) -> float | None:
+    """The graph signal of the best of 30 notes when it links to the note ranked `linked_to`."""
+    paths = [f"n{i:02}.md" for i in range(30)]
+    candidates = [cand(i, p, float(100 - i)) for i, p in enumerate(paths)]
+    facts = {paths[0]: NoteFacts(links=frozenset({paths[linked_to]}))}
+    found = rank(candidates, facts, {"x"}, Weights(heading=0, path=0), limit=limit)
+    return dict(found[0].parts).get("graph")
+
+
+def test_the_graph_signal_counts_links_among_twice_the_limit_or_ten() -> None:
+    assert _graph_part(8, 15) == pytest.approx(0.01)  # within the best 16
+    assert _graph_part(8, 16) is None
+    assert _graph_part(8, 20) is None
+    assert _graph_part(5, 9) == pytest.approx(0.01)  # at least the best 10
+    assert _graph_part(5, 10) is None
+
+
+def test_the_graph_signal_grows_with_links_up_to_three() -> None:
+    paths = [f"n{i}.md" for i in range(5)]
+    for links, part in [(1, 0.01), (2, 0.02), (3, 0.03), (4, 0.03)]:
+        facts = {paths[0]: NoteFacts(links=frozenset(paths[1 : 1 + links]))}
+        found = rank([cand(i, p, 10.0 - i) for i, p in enumerate(paths)], facts, {"x"})
+        assert dict(found[0].parts)["graph"] == pytest.approx(part)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
+import os
+from typing import Any
 
 import pytest
 
 from tests.conftest import MakeVault
 from vaultmem.errors import ModelServerDown, UsageError
+from vaultmem.ranking import Weights
+from vaultmem.search import Query
+from vaultmem.search import run as search_run
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
@@ -171,3 +177,100 @@ def test_re_embedding_with_a_server_that_is_down_keeps_the_old_vectors(
     assert report.embeddings.notice and "vectors kept" in report.embeddings.notice
     assert "ollama serve" in report.embeddings.notice
     assert vault.stats().vectors == 6 and vault.stats().embed_model == "fake:32"
+
+
+# --------------------------------------------------------------------------- found by mutation
+# (docs/TESTING.md, "search filters"): each filter at its edges, through the core
+
+
+@pytest.fixture
+def filtered(make_vault: MakeVault) -> Vault:
+    vault = make_vault(
+        {
+            "work/a.md": "quince one [[home/c]] #Area/Work\n",
+            "work/b.md": "---\ndate: 2026-03-01\n---\nquince two\n",
+            # a `date` property outweighs a date in the path
+            "daily/2026-03-09.md": "---\ndate: 2026-03-01\n---\nquince three\n",
+            "daily/2026-03-10.md": "quince four\n",
+            "home/c.md": "quince five #area\n",
+            "home/d.md": "quince six\n",  # dated by its modification time only
+            "home/e.md": "---\ndecay: session\ndate: 2026-03-01T00:00:00\n---\nquince seven\n",
+            "home/f.md": "---\ndecay: session\n---\nquince eight\n",  # decays from its mtime
+            "Xmas/list.md": "quince nine #Xmas\n",
+        }
+    )
+    for name, when in [
+        ("d.md", dt.datetime(2026, 3, 5, 0, 0, 1)),
+        ("f.md", dt.datetime(2026, 3, 1)),
+    ]:
+        stamp = when.replace(tzinfo=dt.UTC).timestamp()  # a second into the day: in UTC
+        os.utime(vault.root / "home" / name, (stamp, stamp))
+    vault.reindex()
+    return vault
+
+
+def _found(vault: Vault, **filters: Any) -> set[str]:
+    return {h.path for h in vault.search("quince", mode="keyword", now=NOW, **filters).hits}
+
+
+def test_the_tag_filter_ignores_case_and_a_leading_hash(filtered: Vault) -> None:
+    assert _found(filtered, tag="#AREA") == {"work/a.md", "home/c.md"}
+    assert _found(filtered, tag="area/work") == {"work/a.md"}
+    assert _found(filtered, tag="work") == set()
+    assert _found(filtered, tag="#xmas") == _found(filtered, tag="Xmas") == {"Xmas/list.md"}
+
+
+def test_the_path_filter_takes_a_leading_slash(filtered: Vault) -> None:
+    assert _found(filtered, path="/work") == {"work/a.md", "work/b.md"}
+    assert _found(filtered, path="home/") == {"home/c.md", "home/d.md", "home/e.md", "home/f.md"}
+    assert _found(filtered, path="Xmas") == {"Xmas/list.md"}
+    assert _found(filtered, path="daily/2026-03-1") == {"daily/2026-03-10.md"}
+
+
+def test_the_since_filter_by_property_then_path_then_modification_time(filtered: Vault) -> None:
+    now_dated = {"work/a.md", "home/c.md", "Xmas/list.md"}  # modified today: after any day below
+    assert _found(filtered, since=dt.date(2026, 3, 1)) == now_dated | {
+        "work/b.md", "daily/2026-03-09.md", "daily/2026-03-10.md", "home/d.md", "home/e.md",
+        "home/f.md",
+    }  # fmt: skip
+    assert _found(filtered, since=dt.date(2026, 3, 2)) == now_dated | {
+        "daily/2026-03-10.md", "home/d.md",
+    }  # fmt: skip
+    assert _found(filtered, since=dt.date(2026, 3, 5)) == now_dated | {
+        "daily/2026-03-10.md", "home/d.md",
+    }  # fmt: skip
+    assert _found(filtered, since=dt.date(2026, 3, 6)) == now_dated | {"daily/2026-03-10.md"}
+    assert _found(filtered, since=dt.date(2026, 3, 11)) == now_dated
+
+
+def test_a_note_expires_at_the_end_of_its_lifetime(filtered: Vault) -> None:
+    def expired(now: dt.datetime) -> bool:
+        (hit,) = filtered.search("quince seven", path="home/e", now=now).hits
+        return "expired" in dict(hit.explain)
+
+    def expired_f(now: dt.datetime) -> bool:  # no date: its lifetime starts at its mtime
+        (hit,) = filtered.search("quince eight", path="home/f", now=now).hits
+        return "expired" in dict(hit.explain)
+
+    for check in (expired, expired_f):
+        assert check(dt.datetime(2026, 3, 2, tzinfo=dt.UTC))  # a session lasts one day
+        assert not check(dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC))
+
+
+def test_links_among_the_hits_count_both_ways(filtered: Vault) -> None:
+    hits = filtered.search("quince", path="", now=NOW).hits
+    graph = {h.path for h in hits if "graph" in dict(h.explain)}
+    assert graph == {"work/a.md", "home/c.md"}  # a links to c: both are lifted
+
+
+def test_the_date_property_and_the_modification_time_reach_the_ranking(filtered: Vault) -> None:
+    dated = filtered.search("quince 2026-03-01", mode="keyword", now=NOW).hits
+    assert {h.path for h in dated if "date" in dict(h.explain)} == {
+        "work/b.md", "daily/2026-03-09.md", "home/e.md",  # by property, not by path
+    }  # fmt: skip
+    weights = Weights(freshness=1.0, graph=0)
+    query = Query("quince six", limit=1, mode="keyword", weights=weights, now=NOW)
+    (hit,) = search_run(filtered.conn, query, None).hits
+    age = (NOW - dt.datetime(2026, 3, 5, 0, 0, 1, tzinfo=dt.UTC)).total_seconds() / 86400
+    assert hit.path == "home/d.md"
+    assert dict(hit.explain)["freshness"] == pytest.approx(math.exp(-age / 30))

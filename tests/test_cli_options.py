@@ -1,0 +1,624 @@
+"""Every option of the README's command table reaches the core, proven through the CLI by a
+specific result (issue 16 §1). `PROVEN` names, for each option the table lists, the test that
+proves it; `test_every_option_in_the_readme_is_proven` fails when the table gains an option
+without one, or when a named test is gone. Tests here cover what tests/test_cli.py,
+test_cli_effects.py and the others did not.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, write_files
+from tests.fake_model_server import FakeModelServer
+from tests.test_cli import run
+from tests.test_cli_effects import hit_paths
+
+# (command, option) -> the test proving the option changes what the command does
+PROVEN: dict[tuple[str, str], str] = {
+    ("watch", "--count"): "test_watch_catches_up_with_edits_made_while_nothing_watched",
+    (
+        "watch",
+        "--json",
+    ): "test_watch_catches_up_with_edits_made_while_nothing_watched",
+    ("reindex", "--full"): "test_reindex_full_parses_every_note_again",
+    ("reindex", "--no-embed"): "test_reindex_no_embed_makes_no_vectors",
+    (
+        "reindex",
+        "--embeddings",
+    ): "test_reindex_embeddings_re_embeds_with_the_new_model",
+    (
+        "reindex",
+        "--wait",
+    ): "test_reindex_wait_outlasts_a_lock_held_for_a_moment",
+    ("reindex", "--json"): "test_reindex_search_show_backlinks_stats",
+    ("search", "--mode"): "test_search_mode_picks_the_retrievers",
+    ("search", "--limit"): "test_search_limit_cuts_the_hits",
+    ("search", "--tag"): "test_search_tag_matches_nested_tags_under_it",
+    ("search", "--path"): "test_search_path_keeps_notes_under_the_prefix",
+    ("search", "--since"): "test_search_since_keeps_notes_on_or_after_the_day",
+    ("search", "--hyde"): "test_search_hyde_embeds_the_text_models_passage",
+    ("search", "--explain"): "test_search_explain_shows_each_signal",
+    ("search", "--json"): "test_reindex_search_show_backlinks_stats",
+    ("search", "--format"): "test_search_format_text_json_openclaw",
+    ("search -", "--json"): "test_batch_search_from_stdin",
+    ("get", "--json"): "test_get_json_says_where_the_text_came_from",
+    ("show", "--json"): "test_reindex_search_show_backlinks_stats",
+    ("backlinks", "--json"): "test_reindex_search_show_backlinks_stats",
+    ("stats", "--json"): "test_reindex_search_show_backlinks_stats",
+    ("doctor", "--json"): "test_doctor_json_names_the_problem_and_exits_1",
+    ("graph path", "--max-depth"): "test_graph_path_max_depth_bounds_the_hops",
+    (
+        "graph path",
+        "--relation",
+    ): "test_graph_path_relation_walks_only_that_relation",
+    (
+        "graph path",
+        "--directed",
+    ): "test_graph_path_directed_follows_links_as_written",
+    ("graph path", "--json"): "test_graph_and_gaps_commands",
+    (
+        "graph neighbors",
+        "--depth",
+    ): "test_graph_neighbors_depth_widens_the_ring",
+    (
+        "graph neighbors",
+        "--attachments",
+    ): "test_neighbors_leave_attachments_out_unless_asked",
+    (
+        "graph neighbors",
+        "--json",
+    ): "test_graph_neighbors_depth_widens_the_ring",
+    (
+        "graph clusters",
+        "--min-size",
+    ): "test_graph_clusters_min_size_and_members",
+    (
+        "graph clusters",
+        "--members",
+    ): "test_graph_clusters_min_size_and_members",
+    ("graph clusters", "--json"): "test_graph_clusters_min_size_and_members",
+    ("graph cycles", "--json"): "test_graph_cycles_and_fragile",
+    ("graph fragile", "--json"): "test_graph_cycles_and_fragile",
+    ("gaps", "--limit"): "test_gaps_limit_cuts_each_list",
+    ("gaps", "--json"): "test_gaps_limit_cuts_each_list",
+    ("gaps fix-aliases", "--dry-run"): "test_fix_aliases_dry_run_then_yes",
+    ("gaps fix-aliases", "--yes"): "test_fix_aliases_dry_run_then_yes",
+    ("persona list", "--json"): "test_list_json",
+    (
+        "persona load",
+        "--budget",
+    ): "test_load_prints_the_context_and_a_usage_summary",
+    ("persona load", "--json"): "test_persona_load_formats",
+    ("persona load", "--format"): "test_persona_load_formats",
+    ("persona new", "--role"): "test_new_creates_indexes_and_loads",
+    (
+        "mcp",
+        "--http",
+    ): "test_the_sdk_client_works_over_http_with_the_token",
+    (
+        "mcp",
+        "--host",
+    ): "test_binding_beyond_loopback_without_a_token_is_refused",
+    ("mcp", "--port"): "test_localhost_forms_of_the_host_are_accepted",
+    ("mcp", "--token"): "test_mcp_without_the_right_token_is_401",
+    ("mcp", "--allow-host"): "test_mcp_allow_host_lets_that_host_in",
+}
+
+# Every exit code the README documents (and 6, docs/editing.md), each asserted through the CLI.
+EXIT_CODES: dict[int, str] = {
+    0: "test_reindex_search_show_backlinks_stats",
+    1: "test_doctor_exits_1_on_an_index_problem",
+    2: "test_missing_vault_exits_2_with_a_clear_message",
+    3: "test_an_index_of_another_schema_exits_3",
+    4: "test_reindex_exits_4_while_another_holds_the_lock",
+    5: "test_semantic_search_exits_5_when_the_model_server_is_down",
+    6: "test_fix_aliases_on_a_note_changed_since_the_reindex_exits_6",
+}
+
+_ROW_RE = re.compile(r"^\| `([^`]+)`")
+_OPTION_RE = re.compile(r"--[a-z][a-z-]*")
+
+
+def readme_options() -> set[tuple[str, str]]:
+    """(command, option) for every option in the README's command table."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
+    found: set[tuple[str, str]] = set()
+    for line in table.splitlines():
+        m = _ROW_RE.match(line)
+        if not m:
+            continue
+        usage = m.group(1)  # `graph path A B [--max-depth 5] …`, `search - [--json]`
+        words = usage.split()
+        command = words[0]
+        if len(words) > 1 and re.fullmatch(r"[a-z][a-z-]*|-", words[1]):
+            command += " " + words[1]
+        found.update((command, option) for option in _OPTION_RE.findall(usage))
+    return found
+
+
+def _test_exists(name: str) -> bool:
+    """Whether a test of that name is defined in tests/ (names here are unique in the suite)."""
+    pattern = re.compile(rf"^(async )?def {name}\(", re.MULTILINE)
+    return any(pattern.search(p.read_text("utf-8")) for p in (ROOT / "tests").rglob("test_*.py"))
+
+
+def test_every_option_in_the_readme_is_proven() -> None:
+    options = readme_options()
+    assert ("search", "--since") in options and ("graph path", "--directed") in options
+    assert ("gaps fix-aliases", "--dry-run") in options and ("mcp", "--allow-host") in options
+    assert sorted(options - set(PROVEN)) == []  # an option in the table without a proof
+    assert sorted(set(PROVEN) - options) == []  # a proof of an option the table dropped
+    assert [ref for ref in PROVEN.values() if not _test_exists(ref)] == []
+
+
+def test_every_documented_exit_code_is_asserted_through_the_cli() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    documented = {int(c) for c in re.findall(r"`(\d)` ", readme.split("Exit codes:", 1)[1][:900])}
+    assert documented <= set(EXIT_CODES)
+    assert set(EXIT_CODES) == set(range(7))
+    assert [ref for ref in EXIT_CODES.values() if not _test_exists(ref)] == []
+
+
+# --------------------------------------------------------------------------- reindex
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    """Five notes: three under work/, two under home/, all mentioning "quince"."""
+    root = tmp_path / "v"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "work/plan.md": "# Plan\nThe quince plan for the tariff sync.\n",
+            "work/tariff.md": "# Tariff\nQuince tariff notes, the tariff sync and the API.\n",
+            "work/deep/api.md": "# API\nThe quince API returns the tariff.\n",
+            "home/garden.md": "# Garden\nThe quince tree in the garden.\n",
+            "home/jam.md": "# Jam\nQuince jam needs sugar.\n",
+        },
+    )
+    return root
+
+
+def _summary(result: subprocess.CompletedProcess[str]) -> dict[str, object]:
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout))
+
+
+def test_reindex_full_parses_every_note_again(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert _summary(run(*v, "reindex", "--json"))["changed"] == 5
+    assert _summary(run(*v, "reindex", "--json"))["changed"] == 0  # nothing changed
+    full = run(*v, "reindex", "--full")
+    assert full.returncode == 0, full.stderr
+    assert full.stdout.startswith("5 notes, 0 attachments: 5 changed, 0 removed; 0 links")
+
+
+def _vectors(root: Path, *options: str) -> int:
+    stats = json.loads(run("--vault", str(root), *options, "stats", "--json").stdout)
+    return int(stats["vectors"])
+
+
+def test_reindex_no_embed_makes_no_vectors(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex", "--no-embed").returncode == 0
+    assert _vectors(notes) == 0
+    semantic = run(*v, "search", "quince", "--mode", "semantic")
+    assert semantic.returncode == 2 and "reindex" in semantic.stderr  # no vectors to search
+    assert run(*v, "reindex").returncode == 0  # a plain reindex gives the sections vectors
+    assert _vectors(notes) == 5
+    both = run(*v, "reindex", "--no-embed", "--embeddings")
+    assert both.returncode == 2 and "contradict" in both.stderr
+
+
+def test_reindex_embeddings_re_embeds_with_the_new_model(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0  # the test embedder ("fake")
+    ollama = ("--embedder", "ollama:nomic-embed-text")
+    with FakeModelServer() as server:
+        env = {"OLLAMA_URL": server.url}
+        plain = run(*v, *ollama, "reindex", "--json", env=env)
+        assert _summary(plain)["changed"] == 0
+        assert server.posts("/api/embed") == []  # nothing changed: nothing embedded
+        redo = run(*v, *ollama, "reindex", "--embeddings", env=env)
+        assert redo.returncode == 0, redo.stderr
+        assert "vectors: 5 embedded, 0 reused (ollama:nomic-embed-text)" in redo.stdout
+        sent = [text for body in server.posts("/api/embed") for text in body["input"]]
+        assert len(sent) == 5 and any("Quince jam needs sugar." in t for t in sent)
+        stats = json.loads(run(*v, *ollama, "stats", "--json", env=env).stdout)
+        assert (stats["vectors"], stats["embed_model"]) == (5, "ollama:nomic-embed-text")
+
+
+def test_reindex_wait_outlasts_a_lock_held_for_a_moment(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    lock = notes / ".vaultmem" / "index.db.lock"
+    held = lock.open("a")
+    fcntl.flock(held, fcntl.LOCK_EX)
+    # released once the waiting reindex has said it waits (or after a generous deadline)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", *v, "reindex", "--wait", "300"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while not said and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "it gave up instead of waiting"
+    fcntl.flock(held, fcntl.LOCK_UN)
+    held.close()
+    out, _ = proc.communicate(timeout=300)
+    reader.join(timeout=60)
+    assert proc.returncode == 0, said
+    assert "another reindex is running" in "".join(said)
+    assert out.startswith("5 notes")
+
+
+# --------------------------------------------------------------------------- search
+
+
+def _json_paths(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert result.returncode == 0, result.stderr
+    return [r["path"] for r in json.loads(result.stdout)["results"]]
+
+
+def test_search_mode_picks_the_retrievers(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    # no note holds the word: keywords find nothing, meaning always finds the nearest sections
+    keyword = run(*v, "search", "xylophone", "--mode", "keyword", "--json")
+    semantic = run(*v, "search", "xylophone", "--mode", "semantic", "--json")
+    hybrid = run(*v, "search", "xylophone", "--json")
+    assert _json_paths(keyword) == []
+    assert len(_json_paths(semantic)) == 5 and len(_json_paths(hybrid)) == 5
+    assert [json.loads(r.stdout)["mode"] for r in (keyword, semantic, hybrid)] == [
+        "keyword",
+        "semantic",
+        "hybrid",
+    ]
+    text = run(*v, "search", "xylophone", "--mode", "keyword")
+    assert text.stdout == "" and "no matches for 'xylophone'" in text.stderr
+
+
+def test_search_limit_cuts_the_hits(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    every = _json_paths(run(*v, "search", "quince", "--mode", "keyword", "--json"))
+    assert len(every) == 5
+    two = run(*v, "search", "quince", "--mode", "keyword", "--limit", "2")
+    assert len(re.findall(r"^\s*\d+\. ", two.stdout, re.MULTILINE)) == 2
+    assert (
+        _json_paths(run(*v, "search", "quince", "--mode", "keyword", "-n", "2", "--json"))
+        == (every[:2])
+    )
+    assert run(*v, "search", "quince", "--limit", "0").returncode == 2
+
+
+def test_search_path_keeps_notes_under_the_prefix(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    work = run(*v, "search", "quince", "--path", "work/")
+    assert work.returncode == 0, work.stderr
+    assert hit_paths(work.stdout) == {"work/plan.md", "work/tariff.md", "work/deep/api.md"}
+    deep = run(*v, "search", "quince", "--path", "work/deep", "--mode", "keyword")
+    assert hit_paths(deep.stdout) == {"work/deep/api.md"}
+    home = run(*v, "search", "quince", "--path", "/home", "--mode", "semantic")
+    assert hit_paths(home.stdout) == {"home/garden.md", "home/jam.md"}  # a leading / is fine
+
+
+def test_search_hyde_embeds_the_text_models_passage(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    with FakeModelServer() as server:
+        llm = ("--llm", "ollama:llama3.2")
+        env = {"OLLAMA_URL": server.url}
+        without = run(*v, *llm, "search", "why did the sync fail", env=env)
+        assert without.returncode == 0 and server.posts("/api/generate") == []
+        with_hyde = run(*v, *llm, "search", "why did the sync fail", "--hyde", env=env)
+        assert with_hyde.returncode == 0, with_hyde.stderr
+        (asked,) = server.posts("/api/generate")
+        assert asked["model"] == "llama3.2" and "why did the sync fail" in asked["prompt"]
+        assert with_hyde.stderr == ""
+    no_model = run(*v, "search", "why did the sync fail", "--hyde")
+    assert no_model.returncode == 0
+    assert "note: --hyde needs a text model (--llm or VAULTMEM_LLM)" in no_model.stderr
+
+
+def test_search_explain_shows_each_signal(notes: Path) -> None:
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    plain = run(*v, "search", "tariff sync", "--limit", "2")
+    explained = run(*v, "search", "tariff sync", "--limit", "2", "--explain")
+    assert explained.returncode == 0, explained.stderr
+    assert "=" not in plain.stdout and plain.stderr == ""
+    lines = explained.stdout.splitlines()
+    sums = [line.strip() for line in lines if line.strip().startswith("= ")]
+    assert len(sums) == 2  # one per hit, after its snippet
+    assert all(re.fullmatch(r"= (\w+ [+-]\d\.\d{3}\s*)+", s) for s in sums), sums
+    assert "keyword" in sums[0]
+    assert explained.stderr.strip() == "mode hybrid"
+    one = (*v, "search", "tariff sync", "--limit", "1", "--json")
+    assert "explain" in json.loads(run(*one, "--explain").stdout)["results"][0]
+    assert "explain" not in json.loads(run(*one).stdout)["results"][0]
+
+
+def test_search_format_text_json_openclaw(notes: Path) -> None:
+    v = ("--vault", str(notes), "search", "quince jam", "--mode", "keyword")
+    assert run("--vault", str(notes), "reindex").returncode == 0
+    text = run(*v, "--format", "text")
+    assert text.stdout == run(*v).stdout and text.stdout.startswith(" 1. home/jam.md:1-2")
+    as_json = json.loads(run(*v, "--format", "json").stdout)
+    assert as_json["results"][0]["path"] == "home/jam.md"
+    openclaw = json.loads(run(*v, "--format", "openclaw").stdout)
+    assert set(openclaw) == {"query", "results"}
+    first = openclaw["results"][0]
+    assert (first["path"], first["startLine"], first["header"]) == ("home/jam.md", 1, "Jam")
+    assert run(*v, "--format", "yaml").returncode == 2
+
+
+# --------------------------------------------------------------------------- doctor, graph, gaps
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    """A chain A -> B -> C -> D, a four-note clique P Q R S, and X <-> Y."""
+    root = tmp_path / "g"
+    files = {
+        ".obsidian/app.json": "{}",
+        "A.md": "[[B]]\n",
+        "B.md": "[[C]]\n",
+        "C.md": "[[D]]\n",
+        "D.md": "end\n",
+        "X.md": "[[Y]]\n",
+        "Y.md": "[[X]]\n",
+    }
+    for n in "PQRS":
+        files[f"{n}.md"] = "".join(f"[[{m}]]\n" for m in "PQRS" if m != n)
+    write_files(root, files)
+    assert run("--vault", str(root), "reindex").returncode == 0
+    return root
+
+
+def test_graph_path_max_depth_bounds_the_hops(linked: Path) -> None:
+    v = ("--vault", str(linked), "graph", "path", "A", "D")
+    two = run(*v, "--max-depth", "2")
+    assert two.returncode == 1 and two.stdout == ""
+    assert two.stderr.splitlines()[0] == "No path from A to D within 2 hops."
+    assert "further apart than that: allow more hops" in two.stderr
+    three = run(*v, "--max-depth", "3")
+    assert three.returncode == 0
+    assert [line.strip() for line in three.stdout.splitlines()] == [
+        "A.md",
+        "-->links_to  B.md",
+        "-->links_to  C.md",
+        "-->links_to  D.md",
+        "3 hops",
+    ]
+    assert run(*v, "--max-depth", "0").returncode == 2
+
+
+def test_graph_neighbors_depth_widens_the_ring(linked: Path) -> None:
+    v = ("--vault", str(linked), "graph", "neighbors", "A")
+    assert run(*v).stdout.splitlines() == ["1  B.md"]
+    assert run(*v, "--depth", "2").stdout.splitlines() == ["1  B.md", "2  C.md"]
+    assert run(*v, "--depth", "3").stdout.splitlines() == ["1  B.md", "2  C.md", "3  D.md"]
+    data = json.loads(run(*v, "--depth", "2", "--json").stdout)
+    assert json.dumps(data).count('"C.md"') >= 1 and '"D.md"' not in json.dumps(data)
+
+
+def test_graph_clusters_min_size_and_members(linked: Path) -> None:
+    v = ("--vault", str(linked), "graph", "clusters")
+    default = run(*v)
+    assert [line.split()[1:3] for line in default.stdout.splitlines()] == [
+        ["4", "notes"],
+        ["4", "notes"],
+    ]
+    two = run(*v, "--min-size", "2")
+    assert [line.split()[1] for line in two.stdout.splitlines()] == ["4", "4", "2"]
+    members = run(*v, "--min-size", "2", "--members").stdout.splitlines()
+    assert [line.strip() for line in members if line.startswith("         ")] == [
+        "A.md", "B.md", "C.md", "D.md", "P.md", "Q.md", "R.md", "S.md", "X.md", "Y.md",
+    ]  # fmt: skip
+    data = json.loads(run(*v, "--min-size", "2", "--json").stdout)
+    assert [c["size"] for c in data["clusters"]] == [4, 4, 2]
+    assert len(json.loads(run(*v, "--json").stdout)["clusters"]) == 2
+
+
+def test_graph_cycles_and_fragile(linked: Path) -> None:
+    v = ("--vault", str(linked), "graph")
+    assert run(*v, "cycles").stdout.splitlines() == [
+        "cycle 1: 4 notes", "  P.md", "  Q.md", "  R.md", "  S.md",
+        "cycle 2: 2 notes", "  X.md", "  Y.md",
+    ]  # fmt: skip
+    cycles = json.loads(run(*v, "cycles", "--json").stdout)
+    assert "X.md" in json.dumps(cycles) and "A.md" not in json.dumps(cycles)
+    fragile = json.loads(run(*v, "fragile", "--json").stdout)
+    assert [(p["path"], p["pieces"]) for p in fragile["articulation_points"]] == [
+        ("B.md", 2),
+        ("C.md", 2),
+    ]
+    assert len(fragile["bridges"]) == 4
+
+
+def test_gaps_limit_cuts_each_list(linked: Path) -> None:
+    v = ("--vault", str(linked), "gaps")
+    one = run(*v, "--limit", "1").stdout
+    assert "weakly linked (4)\n  A.md\n  … 3 more (--limit 0 shows all)\n" in one
+    every = run(*v, "--limit", "0").stdout
+    assert "weakly linked (4)\n  A.md\n  D.md\n  X.md\n  Y.md\n" in every and "more" not in every
+    data = json.loads(run(*v, "--json", "--limit", "1").stdout)
+    assert data["totals"]["weakly_linked"] == 4 and data["weakly_linked"] == [
+        {"path": "A.md", "title": "A"}
+    ]
+    assert len(json.loads(run(*v, "--json", "--limit", "0").stdout)["weakly_linked"]) == 4
+
+
+def test_doctor_json_names_the_problem_and_exits_1(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "log.md": "Met [[Bob]] today.\n",
+            "Robert.md": "---\naliases: [Bob]\n---\n",
+        },
+    )
+    assert run("--vault", str(root), "reindex").returncode == 0
+    result = run("--vault", str(root), "doctor", "--json")
+    assert result.returncode == 0  # an alias link is advice, not an index problem
+    data = json.loads(result.stdout)
+    assert data["healthy"] is True
+    assert [(x["path"], x["line"], x["fix"]) for x in data["alias_fixable"]] == [
+        ("log.md", 1, "[[Robert|Bob]]")
+    ]
+
+
+def test_fix_aliases_dry_run_then_yes(tmp_path: Path) -> None:
+    root = tmp_path / "f"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "log.md": "Met [[Bob]] today.\n",
+            "Robert.md": "---\naliases: [Bob]\n---\n",
+        },
+    )
+    v = ("--vault", str(root))
+    assert run(*v, "reindex").returncode == 0
+    dry = run(*v, "gaps", "fix-aliases", "--dry-run")
+    assert dry.returncode == 0
+    assert "-Met [[Bob]] today.\n+Met [[Robert|Bob]] today.\n" in dry.stdout
+    assert dry.stdout.rstrip().endswith("1 link in 1 note would change (dry run: nothing written)")
+    assert (root / "log.md").read_text() == "Met [[Bob]] today.\n"
+    done = run(*v, "gaps", "fix-aliases", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "fixed 1 link;" in done.stdout
+    assert (root / "log.md").read_text() == "Met [[Robert|Bob]] today.\n"
+    again = run(*v, "gaps", "fix-aliases", "--yes")
+    assert again.stdout == "no alias-fixable links\n"
+
+
+def test_fix_aliases_on_a_note_changed_since_the_reindex_exits_6(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "log.md": "Met [[Bob]] today.\n",
+            "Robert.md": "---\naliases: [Bob]\n---\n",
+        },
+    )
+    v = ("--vault", str(root))
+    assert run(*v, "reindex").returncode == 0
+    (root / "log.md").write_text("Met [[Bob]] today.\nAn edit the index has not seen.\n")
+    result = run(*v, "gaps", "fix-aliases", "--yes")
+    assert result.returncode == 6, result.stderr
+    assert "log.md changed since the last reindex; run `vaultmem reindex`" in result.stderr
+    assert (root / "log.md").read_text().endswith("An edit the index has not seen.\n")
+
+
+def test_an_index_of_another_schema_exits_3(notes: Path) -> None:
+    import sqlean as sqlite3
+
+    v = ("--vault", str(notes))
+    assert run(*v, "reindex").returncode == 0
+    conn = sqlite3.connect(str(notes / ".vaultmem" / "index.db"))
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")  # an older one
+    conn.commit()
+    conn.close()
+    result = run(*v, "search", "quince")
+    assert result.returncode == 3, result.stderr
+    assert "vaultmem reindex --full" in result.stderr
+    assert run(*v, "reindex", "--full").returncode == 0
+    assert run(*v, "search", "quince").returncode == 0
+
+
+# --------------------------------------------------------------------------- persona, mcp
+
+
+def test_persona_load_formats(tmp_path: Path) -> None:
+    index = ("--vault", str(ROOT / "sample-vault"), "--index", str(tmp_path / "i.db"))
+    assert run(*index, "reindex").returncode == 0
+    markdown = run(*index, "persona", "load", "health-coach", "--format", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert markdown.stdout == run(*index, "persona", "load", "health-coach").stdout
+    assert markdown.stdout.startswith("# Health coach\n\nYou are a calm, practical coach")
+    as_json = json.loads(run(*index, "persona", "load", "health-coach", "--json").stdout)
+    assert as_json == json.loads(
+        run(*index, "persona", "load", "health-coach", "--format", "json").stdout
+    )
+    assert as_json["slug"] == "health-coach" and as_json["used"] <= as_json["budget"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(notes: Path, tmp_path: Path) -> Iterator[str]:
+    port = _free_port()
+    errlog = (tmp_path / "stderr.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vaultmem",
+            "--vault",
+            str(notes),
+            "mcp",
+            "--http",
+            "--port",
+            str(port),
+            "--allow-host",
+            "notes.lan",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=errlog,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None, (tmp_path / "stderr.log").read_text()
+            try:
+                if httpx.get(base + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server never came up"
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+        errlog.close()
+
+
+def test_mcp_allow_host_lets_that_host_in(served: str) -> None:
+    port = served.rsplit(":", 1)[1]
+    assert httpx.get(served + "/health", headers={"Host": f"notes.lan:{port}"}).status_code == 200
+    assert httpx.get(served + "/health", headers={"Host": "notes.lan"}).status_code == 200
+    assert httpx.get(served + "/health", headers={"Host": f"other.lan:{port}"}).status_code == 421
