@@ -44,10 +44,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import PYTHON, ROOT, WORK, machine_info, percentile, snapshot_code, write_json
 
-WORDS = (
-    "heat pump tariff garden budget meeting recipe travel sleep project deadline review invoice"
-    " library kettle bicycle solar battery window harvest lecture vaccine mortgage notebook"
-).split()
+WORDS = [
+    "heat",
+    "pump",
+    "tariff",
+    "garden",
+    "budget",
+    "meeting",
+    "recipe",
+    "travel",
+    "sleep",
+    "project",
+    "deadline",
+    "review",
+    "invoice",
+    "library",
+    "kettle",
+    "bicycle",
+    "solar",
+    "battery",
+    "window",
+    "harvest",
+    "lecture",
+    "vaccine",
+    "mortgage",
+    "notebook",
+]
 QUERIES = [
     "heat pump tariff",
     "garden harvest",
@@ -376,18 +398,18 @@ def main(argv: list[str] | None = None) -> int:
     root = args.work / "vault"
     build_vault(root, args.notes)
     env = {**os.environ, "VAULTMEM_EMBEDDER": args.embedder}
-    subprocess.run(
-        [PYTHON, "-m", "vaultmem", "--vault", str(root), "reindex"], check=True, env=env
-    )
+    subprocess.run([PYTHON, "-m", "vaultmem", "--vault", str(root), "reindex"], check=True, env=env)
     soak = Soak(root, args.minutes * 60, args.embedder)
     soak.run()
     result = summary(soak, args.minutes * 60)
     result["machine"] = machine_info()
     result["code"] = code
     path = write_json(args.out, result)
-    print(f"\n{sum(soak.counts.values())} calls, {result['errors']} errors; "
-          f"memory growth: server {result['server_rss_growth_mb']} MB, "
-          f"core {result['core_rss_growth_mb']} MB; written to {path}")
+    print(
+        f"\n{sum(soak.counts.values())} calls, {result['errors']} errors; "
+        f"memory growth: server {result['server_rss_growth_mb']} MB, "
+        f"core {result['core_rss_growth_mb']} MB; written to {path}"
+    )
     for error in soak.errors[:20]:
         print("  " + error)
     return 1 if soak.errors else 0
