@@ -124,6 +124,8 @@ class Soak:
             if error is not None:
                 self.window.errors.append(error)
                 self.errors.append(f"{time.strftime('%H:%M:%S')} {who}: {error}"[:500])
+                if len(self.errors) <= 20:  # as they happen: a long run can be looked into
+                    print(f"error: {self.errors[-1]}", flush=True)
 
     def sample(self, started: float) -> None:
         with self.lock:
