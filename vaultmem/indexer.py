@@ -68,12 +68,47 @@ class ReindexReport:
         return text
 
 
+def _cannot_create(index_path: Path, exc: BaseException) -> UsageError:
+    reason = getattr(exc, "strerror", None) or str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        reason = "a file stands where a folder on its path should be"
+    return UsageError(
+        f"cannot create the index at {index_path} ({reason}): pass --index PATH in a folder"
+        " you can write, or set `index` in .vaultmem/config.toml"
+    )
+
+
+def _open_for_reindex(index_path: Path, full: bool) -> store.Connection:
+    """The index to reindex into: emptied for a full reindex, made when there is none."""
+    try:
+        if full:
+            return _fresh(index_path)
+        if index_path.exists():
+            conn = store.connect(index_path)
+            try:
+                store.check_schema(conn, index_path)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
+        return store.create(index_path)
+    except OSError as exc:
+        raise _cannot_create(index_path, exc) from exc
+    except store.OperationalError as exc:  # SQLite could not open or write the file
+        if store.index_error(exc, index_path) is None:
+            raise
+        raise _cannot_create(index_path, exc) from exc
+
+
 @contextlib.contextmanager
 def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
     """An exclusive advisory lock beside the index, so two reindexes never interleave."""
     lock_path = index_path.with_name(index_path.name + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+    except OSError as exc:
+        raise _cannot_create(index_path, exc) from exc
     try:
         try:
             import fcntl
@@ -106,12 +141,23 @@ def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) 
 
 def _fresh(index_path: Path) -> store.Connection:
     """An empty index for a full rebuild: emptied in place when it is a readable index of this
-    schema (so searches running meanwhile never find it missing), else made anew."""
+    schema (so searches running meanwhile never find it missing), else made anew.
+
+    Only a file vaultmem made is ever emptied or replaced (its id in the SQLite header, or
+    its own tables): whatever else --index names, in whatever folder, is refused untouched.
+    """
+    if index_path.is_dir():
+        raise UsageError(f"the index path {index_path} is a folder: pass --index FILE")
     if index_path.exists():
+        if not store.is_index(index_path):
+            raise UsageError(
+                f"{index_path} is not a vaultmem index, so a full reindex will not replace it:"
+                " move it away or pass another --index PATH"
+            )
         try:
             conn = store.connect(index_path)
         except SchemaMismatch:
-            pass  # not SQLite: below
+            pass  # damaged past opening: replaced below
         else:
             try:
                 store.check_schema(conn, index_path)
@@ -119,13 +165,6 @@ def _fresh(index_path: Path) -> store.Connection:
                 return conn
             except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
                 conn.close()
-        # Replace only what is vaultmem's: its own folder, or an index of another version.
-        # A file of someone else's that --index happens to name is never deleted.
-        if index_path.parent.name != ".vaultmem" and not store.is_index(index_path):
-            raise UsageError(
-                f"{index_path} is not a vaultmem index, so a full reindex will not replace it:"
-                " move it away or pass another --index PATH"
-            )
     _remove_index(index_path)
     return store.create(index_path)
 
@@ -221,13 +260,10 @@ def reindex(
     drops every vector, e.g. to switch models).
     """
     started = time.perf_counter()
+    if index_path.is_dir():
+        raise UsageError(f"the index path {index_path} is a folder, not a file: pass --index FILE")
     with _lock(index_path, wait, on_wait):
-        conn = _fresh(index_path) if full else None
-        if conn is None and index_path.exists():
-            conn = store.connect(index_path)
-            store.check_schema(conn, index_path)
-        elif conn is None:
-            conn = store.create(index_path)
+        conn = _open_for_reindex(index_path, full)
         try:
             report = _reindex(conn, vault, config, full, progress, started)
             if embedder is not None:

@@ -10,18 +10,20 @@ result types front-ends render are importable from here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import inspect
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import networkx as nx
 
 from vaultmem import graph as link_graph
 from vaultmem import health, store
 from vaultmem.config import Config, load_config, write_default_config
-from vaultmem.errors import VaultNotFound
+from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultNotFound
 from vaultmem.gaps import GapsReport, gaps_report
 from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
@@ -101,6 +103,35 @@ def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
     )
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T")
+
+
+def _index_errors_said(method: _F) -> _F:
+    """`method`, with SQLite's errors about the index file (damaged pages, a busy file)
+    raised as vaultmem's own, which every front-end shows as a message, not a traceback."""
+
+    @functools.wraps(method)
+    def said(self: Vault, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except store.Error as exc:
+            error = store.index_error(exc, self.index_path)
+            if error is None:
+                raise  # vaultmem's own SQL is wrong: a bug, shown as one
+            raise error from exc
+
+    return cast(_F, said)
+
+
+def _with_index_errors_said(cls: type[_T]) -> type[_T]:
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member):
+            setattr(cls, name, _index_errors_said(member))
+    return cls
+
+
+@_with_index_errors_said
 class Vault:
     """One vault and its index; every front-end goes through this."""
 
@@ -283,8 +314,13 @@ class Vault:
         return health.alias_fixable(self.conn)
 
     def doctor(self) -> DoctorReport:
-        """Parser warnings, skipped files, link problems, and problems of the index itself."""
-        return health.doctor(self.conn)
+        """Parser warnings, skipped files, link problems, and problems of the index itself
+        (an index that cannot even be opened is one of them, not an error)."""
+        try:
+            conn = self.conn
+        except (SchemaMismatch, IndexDamaged) as exc:
+            return health.unreadable(str(exc))
+        return health.doctor(conn)
 
     # ---- changing notes
     #

@@ -75,6 +75,7 @@ from vaultmem.store.notes import (
     update_stat,
 )
 from vaultmem.store.schema import (
+    APPLICATION_ID,
     SCHEMA_VERSION,
     Connection,
     DatabaseError,
@@ -84,6 +85,7 @@ from vaultmem.store.schema import (
     checkpoint,
     connect,
     create,
+    index_error,
     is_index,
     open_existing,
     reset,
@@ -134,6 +136,7 @@ from vaultmem.store.vectors import (
 )
 
 __all__ = [
+    "APPLICATION_ID",
     "FTS_WEIGHTS",
     "SCHEMA_VERSION",
     "Anchors",
@@ -205,6 +208,7 @@ __all__ = [
     "has_vectors",
     "headings_of",
     "index_counts",
+    "index_error",
     "insert_attachment",
     "insert_note",
     "is_file",

@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING, Any
 import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
 import sqlite_vec
 
-from vaultmem.errors import NoIndex, SchemaMismatch
+from vaultmem.errors import IndexBusy, IndexDamaged, NoIndex, SchemaMismatch, VaultmemError
 
 SCHEMA_VERSION = 2
+# In the SQLite header of every index vaultmem makes ("vmem"): how a full reindex knows a
+# file is its own to replace, even when its pages are damaged past reading.
+APPLICATION_ID = 0x766D656D
+_HEADER = b"SQLite format 3\x00"
 OperationalError = sqlite3.OperationalError
 Error = sqlite3.Error
 DatabaseError = sqlite3.DatabaseError
@@ -141,6 +145,7 @@ def create(path: Path) -> Connection:
     # One script in one transaction: a crash leaves no half-made schema behind.
     conn.executescript(
         "BEGIN;"
+        + f"PRAGMA application_id = {APPLICATION_ID};"
         + _SCHEMA
         + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
         + f" ('created_at', '{time.time()}');"
@@ -150,10 +155,26 @@ def create(path: Path) -> Connection:
 
 
 def is_index(path: Path) -> bool:
-    """Whether `path` holds a vaultmem index of any schema version (safe to replace)."""
+    """Whether `path` holds an index vaultmem made, of any schema version, readable or not
+    (then it is safe to replace): vaultmem's id in its SQLite header, or, for an index made
+    before the id, vaultmem's own tables. An empty file counts (nothing is lost)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return False
+    if not header:
+        return True
+    if not header.startswith(_HEADER):
+        return False
+    if len(header) == 100 and int.from_bytes(header[68:72], "big") == APPLICATION_ID:
+        return True
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not {"meta", "notes", "links", "dirty_keys"} <= tables:
+                return False
             return bool(conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone())
         finally:
             conn.close()
@@ -174,6 +195,7 @@ def reset(conn: Connection) -> None:
     drops = "".join(f'DROP TABLE IF EXISTS "{name}";' for name, _ in objects)
     conn.executescript(
         "BEGIN;"
+        + f"PRAGMA application_id = {APPLICATION_ID};"
         + drops
         + _SCHEMA
         + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
@@ -182,8 +204,41 @@ def reset(conn: Connection) -> None:
     )
 
 
+# What SQLite says when the index file, not the statement, is at fault.
+_FILE_TROUBLE = (
+    "malformed",
+    "not a database",
+    "no such table",
+    "no such column",
+    "disk i/o",
+    "unable to open",
+    "readonly",
+    "database or disk is full",
+    "corrupt",
+)
+
+
+def index_error(exc: Exception, path: Path) -> VaultmemError | None:
+    """What a person is told when SQLite fails on the index at `path` (damaged pages, a busy
+    file, a full disk), or None when the error is a bug of vaultmem's own SQL."""
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return IndexBusy(
+            f"the index at {path} is busy ({text}): another process is writing it; try again"
+        )
+    if type(exc) is DatabaseError or any(t in lowered for t in _FILE_TROUBLE):
+        return IndexDamaged(
+            f"the index at {path} cannot be read ({text}): run `vaultmem reindex --full` to"
+            " rebuild it (the notes are safe: the index is derived from them)"
+        )
+    return None
+
+
 def open_existing(path: Path) -> Connection:
     """Open an index for reading, checking its schema version."""
+    if path.is_dir():
+        raise IndexDamaged(f"the index path {path} is a folder, not a file: pass --index FILE")
     if not path.exists():
         raise NoIndex(f"no index at {path} yet: run `vaultmem reindex`")
     conn = connect(path)

@@ -1,0 +1,202 @@
+"""The index file itself under attack (issue 15, defects 1, 12, 13): a full reindex replaces
+only a file vaultmem made; a damaged index is reported and rebuilt, never a traceback; an index
+path that is a folder or cannot be made says so."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sqlean
+
+from tests.conftest import MakeVault, write_files
+from vaultmem import store
+from vaultmem.errors import IndexDamaged, SchemaMismatch, UsageError
+from vaultmem.vault import Vault
+
+FILES = {
+    "Maya Chen.md": "---\naliases: [Maya]\n---\n# Maya Chen\nWorks on the heat pump. [[Garden]]\n",
+    "Garden.md": "# Garden\nTomatoes and the heat pump tariff. [[Maya Chen]]\n",
+    "Tariff.md": "# Tariff\nSee [[Maya Chen#Maya Chen]] and [[Nowhere]].\n",
+}
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
+    env["VAULTMEM_EMBEDDER"] = "fake"
+    return subprocess.run(
+        [sys.executable, "-m", "vaultmem", "--vault", str(root), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,  # a deadline, not a wait
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "v"
+    write_files(root, FILES)
+    (root / ".obsidian").mkdir()
+    return root
+
+
+def _sqlite_file(path: Path, sql: str) -> bytes:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlean.connect(str(path))
+    db.executescript(sql)
+    db.commit()
+    db.close()
+    return path.read_bytes()
+
+
+# --------------------------------------------------------------------------- defect 1
+
+
+def test_a_full_reindex_never_replaces_the_config_named_by_index(root: Path) -> None:
+    assert run(root, "init").returncode == 0
+    config = root / ".vaultmem" / "config.toml"
+    before = config.read_bytes()
+    done = run(root, "--index", str(config), "reindex", "--full")
+    assert done.returncode == 2, done.stderr
+    assert "is not a vaultmem index" in done.stderr and "Traceback" not in done.stderr
+    assert config.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TABLE orders(id INTEGER); INSERT INTO orders VALUES (1);",
+        # another program's table that happens to be called meta, with a schema_version
+        "CREATE TABLE meta(key TEXT, value TEXT); INSERT INTO meta VALUES ('schema_version','2');",
+    ],
+    ids=["orders", "own-meta-table"],
+)
+def test_another_programs_database_in_a_vaultmem_folder_is_never_replaced(
+    root: Path, tmp_path: Path, sql: str
+) -> None:
+    other = tmp_path / "elsewhere" / ".vaultmem" / "app.db"
+    before = _sqlite_file(other, sql)
+    done = run(root, "--index", str(other), "reindex", "--full")
+    assert done.returncode == 2, done.stderr
+    assert "is not a vaultmem index" in done.stderr
+    assert other.read_bytes() == before
+    assert not store.is_index(other)
+
+
+def test_an_index_carries_vaultmems_id_in_its_header(make_vault: MakeVault) -> None:
+    vault = make_vault(FILES)
+    vault.reindex(embed=False)
+    header = vault.index_path.read_bytes()[:100]
+    assert int.from_bytes(header[68:72], "big") == store.APPLICATION_ID
+    vault.reindex(full=True, embed=False)  # emptied in place: the id stays
+    assert int.from_bytes(vault.index_path.read_bytes()[68:72], "big") == store.APPLICATION_ID
+
+
+def test_an_index_made_before_the_id_is_still_vaultmems(make_vault: MakeVault) -> None:
+    vault = make_vault(FILES)
+    vault.reindex(embed=False)
+    vault.close()
+    db = sqlean.connect(str(vault.index_path))
+    db.execute("PRAGMA application_id = 0")
+    db.commit()
+    db.close()
+    assert store.is_index(vault.index_path)
+    assert vault.reindex(full=True, embed=False).notes == 3
+
+
+def test_an_empty_index_file_is_rebuilt(make_vault: MakeVault) -> None:
+    vault = make_vault(FILES)  # a crash right after the file was made leaves it empty
+    vault.index_path.parent.mkdir(parents=True)
+    vault.index_path.write_bytes(b"")
+    assert vault.reindex(full=True, embed=False).notes == 3
+
+
+def test_a_text_file_at_the_index_path_is_refused_untouched(make_vault: MakeVault) -> None:
+    vault = make_vault(FILES)
+    vault.index_path.parent.mkdir(parents=True)
+    vault.index_path.write_text("someone's notes\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="move it away"):
+        vault.reindex(full=True, embed=False)
+    assert vault.index_path.read_text(encoding="utf-8") == "someone's notes\n"
+
+
+# --------------------------------------------------------------------------- defect 12
+
+
+def _damage_pages(index: Path) -> None:
+    """Garbage over most of the index's pages, its header (page 1) left whole."""
+    size = index.stat().st_size
+    rng = random.Random(1)
+    with open(index, "r+b") as handle:
+        for page in range(1, size // 4096):
+            handle.seek(page * 4096 + 64)
+            handle.write(bytes(rng.randrange(256) for _ in range(3000)))
+
+
+def test_a_damaged_index_is_reported_then_rebuilt(root: Path) -> None:
+    assert run(root, "reindex").returncode == 0
+    index = root / ".vaultmem" / "index.db"
+    _damage_pages(index)
+    for args in (
+        ["stats"],
+        ["show", "Maya Chen"],
+        ["backlinks", "Maya Chen"],
+        ["graph", "neighbors", "Maya Chen"],
+        ["reindex"],
+    ):
+        done = run(root, *args)
+        assert "Traceback" not in done.stderr, (args, done.stderr)
+        assert done.returncode == 3, (args, done.returncode, done.stderr)
+        assert "reindex --full" in done.stderr, (args, done.stderr)
+    doctor = run(root, "doctor")
+    assert "Traceback" not in doctor.stderr, doctor.stderr
+    assert doctor.returncode == 1
+    assert "reindex --full" in doctor.stdout
+    rebuilt = run(root, "reindex", "--full")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert run(root, "doctor").returncode == 0
+    found = run(root, "search", "tomatoes", "--mode", "keyword")
+    assert found.returncode == 0 and "Garden.md" in found.stdout
+
+
+def test_the_core_raises_a_damaged_index_as_vaultmems_error(make_vault: MakeVault) -> None:
+    vault = make_vault(FILES)
+    vault.reindex(embed=False)
+    vault.close()
+    _damage_pages(vault.index_path)
+    vault = Vault(vault.root)
+    # opening it may already fail (the page of `meta` is damaged), or a later read
+    with pytest.raises((IndexDamaged, SchemaMismatch), match="reindex --full"):
+        vault.stats()
+    report = vault.doctor()
+    assert not report.healthy
+    assert any("reindex --full" in p for p in report.index_problems)
+
+
+# --------------------------------------------------------------------------- defect 13
+
+
+def test_an_index_path_that_is_a_folder(root: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    for args, code in ((["reindex"], 2), (["reindex", "--full"], 2), (["stats"], 3)):
+        done = run(root, "--index", str(folder), *args)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert done.returncode == code, (args, done.stderr)
+        assert "is a folder" in done.stderr
+    assert list(folder.iterdir()) == []
+
+
+def test_an_index_path_that_cannot_be_made(root: Path, tmp_path: Path) -> None:
+    a_file = tmp_path / "a file"
+    a_file.write_text("x", encoding="utf-8")
+    done = run(root, "--index", str(a_file / "index.db"), "reindex")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2
+    assert "cannot create the index" in done.stderr
+    assert a_file.read_text(encoding="utf-8") == "x"
