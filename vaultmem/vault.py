@@ -13,6 +13,7 @@ import datetime as dt
 import functools
 import inspect
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -107,12 +108,27 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _T = TypeVar("_T")
 
 
-def _index_errors_said(method: _F) -> _F:
-    """`method`, with SQLite's errors about the index file (damaged pages, a busy file)
-    raised as vaultmem's own, which every front-end shows as a message, not a traceback."""
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(value: Any) -> Any:
+    """Text as SQLite, the models and a UTF-8 file can take it: a lone surrogate (a byte of a
+    command-line argument that is not UTF-8, or an escape in an agent's JSON) as U+FFFD, as
+    the index names files whose names hold such bytes. Anything else as it is."""
+    if isinstance(value, str) and not value.isascii() and _SURROGATE_RE.search(value):
+        return _SURROGATE_RE.sub("\ufffd", value)
+    return value
+
+
+def _front_door(method: _F) -> _F:
+    """`method`, with its text arguments made storable, and SQLite's errors about the index
+    file (damaged pages, a busy file) raised as vaultmem's own, which every front-end shows
+    as a message, not a traceback."""
 
     @functools.wraps(method)
     def said(self: Vault, *args: Any, **kwargs: Any) -> Any:
+        args = tuple(map(_storable, args))
+        kwargs = {k: _storable(v) for k, v in kwargs.items()}
         try:
             return method(self, *args, **kwargs)
         except store.Error as exc:
@@ -124,14 +140,16 @@ def _index_errors_said(method: _F) -> _F:
     return cast(_F, said)
 
 
-def _with_index_errors_said(cls: type[_T]) -> type[_T]:
+def _front_doors(cls: type[_T]) -> type[_T]:
+    """Every public method of `cls` through `_front_door`: the one place front-ends' input
+    and the index's failures are made safe, so no front-end needs to remember either."""
     for name, member in list(vars(cls).items()):
         if not name.startswith("_") and inspect.isfunction(member):
-            setattr(cls, name, _index_errors_said(member))
+            setattr(cls, name, _front_door(member))
     return cls
 
 
-@_with_index_errors_said
+@_front_doors
 class Vault:
     """One vault and its index; every front-end goes through this."""
 
