@@ -200,3 +200,50 @@ def test_an_index_path_that_cannot_be_made(root: Path, tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "cannot create the index" in done.stderr
     assert a_file.read_text(encoding="utf-8") == "x"
+
+
+# --------------------------------------------------------------------------- defect 16
+
+
+def test_searches_during_a_full_reindex_see_the_whole_old_index(make_vault: MakeVault) -> None:
+    """A full reindex emptied the index, then filled it 400 notes at a time: a search
+    meanwhile found nothing, or some notes, for a second or more, without a word."""
+    files = {
+        f"n{i:03}.md": f"# Note {i}\nlantern {i} [[n{(i + 1) % 450:03}]]\n" for i in range(450)
+    }
+    vault = make_vault(files)
+    vault.reindex(embed=False)
+    reader = Vault(vault.root)  # another connection, as another thread or process has
+    before = sorted(h.path for h in reader.search("lantern", limit=500, mode="keyword").hits)
+    assert len(before) == 450
+    seen: list[tuple[str, int, int]] = []
+
+    def meanwhile(phase: str, done: int, total: int) -> None:
+        hits = reader.search("lantern", limit=500, mode="keyword").hits
+        backlinks = len(reader.backlinks("n001.md"))
+        seen.append((phase, len(hits), backlinks))
+
+    report = vault.reindex(full=True, progress=meanwhile, embed=False)
+    assert report.notes == 450
+    assert sum(phase == "parse" for phase, _, _ in seen) >= 9  # every 50 notes parsed
+    assert all((hits, backlinks) == (450, 1) for _, hits, backlinks in seen), seen
+    after = sorted(h.path for h in reader.search("lantern", limit=500, mode="keyword").hits)
+    assert after == before
+
+
+def test_a_full_reindex_that_fails_leaves_the_old_index(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(FILES)
+    vault.reindex(embed=False)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the machine went away")
+
+    monkeypatch.setattr("vaultmem.indexer._final_pass", broken)
+    with pytest.raises(RuntimeError):
+        vault.reindex(full=True, embed=False)
+    monkeypatch.undo()
+    reader = Vault(vault.root)
+    assert reader.stats().notes == 3
+    assert [h.path for h in reader.search("tomatoes", mode="keyword").hits] == ["Garden.md"]

@@ -79,10 +79,11 @@ def _cannot_create(index_path: Path, exc: BaseException) -> UsageError:
 
 
 def _open_for_reindex(index_path: Path, full: bool) -> store.Connection:
-    """The index to reindex into: emptied for a full reindex, made when there is none."""
+    """The index to reindex into, made when there is none (for a full reindex, one that may
+    be emptied: see `_fresh`)."""
     try:
         if full:
-            return _fresh(index_path)
+            return _fresh(index_path)  # not emptied yet: see reindex
         if index_path.exists():
             conn = store.connect(index_path)
             try:
@@ -140,8 +141,9 @@ def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) 
 
 
 def _fresh(index_path: Path) -> store.Connection:
-    """An empty index for a full rebuild: emptied in place when it is a readable index of this
-    schema (so searches running meanwhile never find it missing), else made anew.
+    """The index for a full rebuild: a readable index of this schema as it is (the rebuild
+    empties it in its own transaction, so searches meanwhile never find it missing or
+    empty), else one made anew in place of a damaged one or one of another schema.
 
     Only a file vaultmem made is ever emptied or replaced (its id in the SQLite header, or
     its own tables): whatever else --index names, in whatever folder, is refused untouched.
@@ -161,8 +163,8 @@ def _fresh(index_path: Path) -> store.Connection:
         else:
             try:
                 store.check_schema(conn, index_path)
-                store.reset(conn)
-                return conn
+                conn.execute("SELECT count(*) FROM meta").fetchone()
+                return conn  # emptied by the caller, in the rebuild's own transaction
             except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
                 conn.close()
     _remove_index(index_path)
@@ -265,14 +267,21 @@ def reindex(
     with _lock(index_path, wait, on_wait):
         conn = _open_for_reindex(index_path, full)
         try:
-            report = _reindex(conn, vault, config, full, progress, started)
-            if embedder is not None:
-                vectors = embed_chunks(conn, embedder, redo_embeddings, progress)
-                report = replace(
-                    report,
-                    embeddings=vectors,
-                    seconds=round(time.perf_counter() - started, 3),
-                )
+            # A full rebuild is one transaction: searches meanwhile (other threads, the MCP
+            # server, the TUI) keep the whole old index, vectors too, until the whole new
+            # one commits; never an empty or half-built one. (A killed one leaves the old.)
+            with store.transaction(conn) if full else contextlib.nullcontext():
+                if full:
+                    store.reset(conn)
+                report = _reindex(conn, vault, config, full, progress, started)
+                if embedder is not None:
+                    vectors = embed_chunks(conn, embedder, redo_embeddings, progress)
+                    report = replace(
+                        report,
+                        embeddings=vectors,
+                        seconds=round(time.perf_counter() - started, 3),
+                    )
+            store.checkpoint(conn)
             return report
         finally:
             conn.close()

@@ -183,25 +183,36 @@ def is_index(path: Path) -> bool:
 
 
 def reset(conn: Connection) -> None:
-    """Empty the index in place, in one transaction: readers keep seeing the old index until
-    the empty one commits, never a missing or half-made file. The generation counter carries
-    on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    after = int(row[0] if row else 0) + 1
-    objects = conn.execute(
-        "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
-        " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
-    ).fetchall()
-    drops = "".join(f'DROP TABLE IF EXISTS "{name}";' for name, _ in objects)
-    conn.executescript(
-        "BEGIN;"
-        + f"PRAGMA application_id = {APPLICATION_ID};"
-        + drops
-        + _SCHEMA
-        + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
-        + f" ('created_at', '{time.time()}'), ('generation', '{after}');"
-        + "COMMIT;"
-    )
+    """Empty the index in place, in the transaction under way (a full reindex runs in one,
+    so readers keep the whole old index until the whole new one commits, never an empty or
+    half-made one), else in one of its own. The generation counter carries on, so caches
+    keyed by it (vector matrix, clusters) never mistake the new index for old."""
+    with transaction(conn):
+        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        after = int(row[0] if row else 0) + 1
+        objects = conn.execute(
+            "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+            " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
+        ).fetchall()
+        for name, _ in objects:
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        for statement in _statements(_SCHEMA):
+            conn.execute(statement)
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?)",
+            [
+                ("schema_version", str(SCHEMA_VERSION)),
+                ("created_at", str(time.time())),
+                ("generation", str(after)),
+            ],
+        )
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a script of ours (no `;` inside a statement or a comment)."""
+    lines = (line.split("--", 1)[0] for line in script.splitlines())
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
 # What SQLite says when the index file, not the statement, is at fault.
@@ -264,7 +275,18 @@ def check_schema(conn: Connection, path: Path) -> None:
 
 @contextmanager
 def transaction(conn: Connection) -> Iterator[None]:
-    """One write transaction (taken at once: two writers queue instead of deadlocking)."""
+    """One write transaction (taken at once: two writers queue instead of deadlocking); a
+    savepoint inside one already under way (a full reindex is one transaction)."""
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK TO part")
+            conn.execute("RELEASE part")
+            raise
+        conn.execute("RELEASE part")
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -275,8 +297,10 @@ def transaction(conn: Connection) -> Iterator[None]:
 
 
 def checkpoint(conn: Connection) -> None:
-    """Fold the write-ahead log back into the index file, without waiting for readers."""
-    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    """Fold the write-ahead log back into the index file, without waiting for readers (not
+    inside a transaction: after the full reindex's one commits)."""
+    if not conn.in_transaction:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:
