@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import multiprocessing
 import os
 import time
@@ -104,6 +105,8 @@ def _open_for_reindex(index_path: Path, full: bool) -> store.Connection:
 @contextlib.contextmanager
 def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
     """An exclusive advisory lock beside the index, so two reindexes never interleave."""
+    if not 0 <= wait < math.inf:  # nan or inf: a deadline never reached, a wait for ever
+        raise UsageError(f"wait {wait} is not a number of seconds to wait for another reindex")
     lock_path = index_path.with_name(index_path.name + ".lock")
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
