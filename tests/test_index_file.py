@@ -247,3 +247,40 @@ def test_a_full_reindex_that_fails_leaves_the_old_index(
     reader = Vault(vault.root)
     assert reader.stats().notes == 3
     assert [h.path for h in reader.search("tomatoes", mode="keyword").hits] == ["Garden.md"]
+
+
+# --------------------------------------------------------------------------- one note's rows
+
+
+def test_a_note_whose_rows_cannot_be_stored_is_skipped_and_the_batch_goes_on(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each note is stored in a savepoint of its own: one failing (here made to, as a
+    number SQLite cannot hold did) never takes the notes of its batch down with it."""
+    vault = make_vault(FILES)
+    vault.reindex(embed=False)
+    real = store.insert_note
+
+    def insert(conn: store.Connection, note: object, *args: object) -> None:
+        if getattr(note, "path", "") == "Garden.md":
+            conn.execute("INSERT INTO tags(note_id, tag, direct) VALUES (-1, 'half', 1)")
+            raise OverflowError("Python int too large to convert to SQLite INTEGER")
+        real(conn, note, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("vaultmem.indexer.store.insert_note", insert)
+    for name, text in FILES.items():  # every note changed: all in one batch
+        (vault.root / name).write_text(text + "more\n", encoding="utf-8")
+    report = vault.reindex(embed=False)
+    assert (report.notes, report.skipped) == (2, 1)
+    monkeypatch.undo()
+    assert sorted(h.path for h in vault.search("more", mode="keyword", limit=5).hits) == [
+        "Maya Chen.md",
+        "Tariff.md",
+    ]
+    skipped = dict(vault.doctor().skipped)
+    assert "OverflowError" in skipped["Garden.md"]
+    # the half-stored rows went with the savepoint; the link to it is wanted now
+    assert vault.conn.execute("SELECT count(*) FROM tags WHERE note_id = -1").fetchone() == (0,)
+    assert [b.src_path for b in vault.backlinks("Maya Chen")] == ["Tariff.md"]
+    assert vault.reindex(embed=False).skipped == 0  # stored once it can be
+    assert vault.stats().notes == 3

@@ -477,7 +477,7 @@ def _index_files(
                 while done < len(todo):
                     vf = todo[done]
                     loaded = next(loads) if vf.kind == "note" else None
-                    changed += _store_one(
+                    changed += _store_safely(
                         conn, vf, loaded, states.get(vf.path), resolver, skipped, resolve_all
                     )
                     done += 1
@@ -552,6 +552,46 @@ def _load_all(
         yield from pool.map(load, notes, disks, hashes, chunksize=32)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+# What storing one note's rows can raise because of what the note holds (a number SQLite
+# cannot hold, text it cannot take, a clash of keys), as against a full disk or a bug.
+_NOTE_STORE_ERRORS = (
+    store.IntegrityError,
+    store.InterfaceError,
+    store.DataError,
+    OverflowError,
+    ValueError,
+)
+
+
+def _store_safely(
+    conn: store.Connection,
+    vf: VaultFile,
+    loaded: _Loaded | None,
+    old: store.FileState | None,
+    resolver: _Resolver,
+    skipped: dict[str, str],
+    resolve_all: bool,
+) -> int:
+    """`_store_one` in a savepoint of its own: a note whose rows cannot be stored is skipped
+    with the reason (doctor shows it), its old rows kept out, and the batch goes on."""
+    try:
+        with store.transaction(conn):  # a savepoint: the batch's transaction is under way
+            return _store_one(conn, vf, loaded, old, resolver, skipped, resolve_all)
+    except _NOTE_STORE_ERRORS as exc:
+        skipped[vf.path] = (
+            f"could not be stored in the index ({type(exc).__name__}: {str(exc)[:200]});"
+            " please report it with the note's front matter"
+        )
+        keys = _file_keys(vf.path, resolver.folder_notes)
+        if old is not None:
+            keys |= store.alias_keys(conn, [old.id])
+            store.delete_files(conn, [old.id])
+        store.mark_dirty(conn, keys)
+        resolver.files.remove(vf.path)
+        resolver.forget(vf.path, aliases_changed=True)
+        return 0
 
 
 def _store_one(

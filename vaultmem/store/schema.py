@@ -19,6 +19,9 @@ SCHEMA_VERSION = 2
 APPLICATION_ID = 0x766D656D
 _HEADER = b"SQLite format 3\x00"
 OperationalError = sqlite3.OperationalError
+IntegrityError = sqlite3.IntegrityError
+InterfaceError = sqlite3.InterfaceError
+DataError = sqlite3.DataError
 Error = sqlite3.Error
 DatabaseError = sqlite3.DatabaseError
 if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
