@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,52 @@ def test_a_note_whose_rows_cannot_be_stored_is_skipped_and_the_batch_goes_on(
     assert [b.src_path for b in vault.backlinks("Maya Chen")] == ["Tariff.md"]
     assert vault.reindex(embed=False).skipped == 0  # stored once it can be
     assert vault.stats().notes == 3
+
+
+# --------------------------------------------------------------------------- reads meanwhile
+
+
+class _Racing:
+    """A connection on which a reindex commits right after the first read of notes."""
+
+    def __init__(self, conn: store.Connection, race: Callable[[], None]) -> None:
+        self.conn = conn
+        self.race = race
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def execute(self, sql: str, *args: object) -> object:
+        cursor = self.conn.execute(sql, *args)
+        if "FROM notes ORDER BY path" in sql:
+            rows = cursor.fetchall()
+            self.race()
+            return _Rows(rows)
+        return cursor
+
+
+class _Rows:
+    def __init__(self, rows: list[object]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[object]:
+        return self.rows
+
+
+def test_the_link_graph_is_read_from_one_state_of_the_index(make_vault: MakeVault) -> None:
+    """Found by the soak: `neighbors` failed ("link 'churn/renamed 226.md' -> ...: no node")
+    when a reindex committed a new note between the graph's reads of notes and of links."""
+    vault = make_vault(FILES)
+    vault.reindex(embed=False)
+    writer = Vault(vault.root)
+
+    def reindex_meanwhile() -> None:
+        (vault.root / "New.md").write_text("# New\n[[Garden]]\n", encoding="utf-8")
+        writer.reindex(embed=False)
+
+    rows = store.graph_rows(_Racing(vault.conn, reindex_meanwhile))  # type: ignore[arg-type]
+    sources = {link[0] for link in rows.links}
+    assert sources <= {node[0] for node in rows.files}
+    assert "New.md" not in sources  # the state as the first read saw it
+    assert "New.md" in {n[0] for n in store.graph_rows(vault.conn).files}

@@ -299,6 +299,21 @@ def transaction(conn: Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
+@contextmanager
+def snapshot(conn: Connection) -> Iterator[None]:
+    """Several reads that see one state of the index, even while a reindex commits between
+    them (a read transaction: WAL keeps its snapshot until it ends). Inside a transaction
+    already under way, that one."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
 def checkpoint(conn: Connection) -> None:
     """Fold the write-ahead log back into the index file, without waiting for readers (not
     inside a transaction: after the full reindex's one commits)."""
