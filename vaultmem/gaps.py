@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from vaultmem import decay, edits, store
 from vaultmem import graph as link_graph
 from vaultmem.health import LinkProblem
 from vaultmem.parser import LinkRef, wikilinks_in
+from vaultmem.scan import Unreadable, disk_path, read_note_bytes
 
 if TYPE_CHECKING:
     from vaultmem.vault import Vault
@@ -201,7 +203,16 @@ def plan_alias_fixes(vault: Vault) -> list[FileFix]:
     plans = []
     for path, problems in sorted(by_file.items()):
         expected = store.note_digest(vault.conn, path)
-        raw = (vault.root / path).read_bytes()
+        try:  # the one safe reader: never through a symlink out, never hanging on a FIFO
+            raw = read_note_bytes(
+                disk_path(vault.root, path),
+                os.path.realpath(vault.root),
+                vault.config.max_file_bytes,
+            )
+        except (FileNotFoundError, Unreadable) as exc:
+            raise edits.FileChanged(
+                f"{path} cannot be read now ({exc}); run `vaultmem reindex` and try again"
+            ) from None
         if expected is None or edits.digest(raw) != expected:
             raise edits.FileChanged(
                 f"{path} changed since the last reindex; run `vaultmem reindex` and try again"

@@ -267,6 +267,10 @@ class Vault:
         """The current lines of an indexed note, numbered as the index numbers them."""
         return self.notes.note_lines(path)
 
+    def note_file(self, path: str) -> Path:
+        """An indexed note's file as named on disk (NFD, odd bytes), e.g. for an editor."""
+        return self.notes.note_file(path)
+
     def backlinks(self, ref_or_path: str) -> tuple[Backlink, ...]:
         """Links into a note from other files, each with its line's text as context."""
         return self.notes.backlinks(ref_or_path)

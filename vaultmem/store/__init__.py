@@ -106,6 +106,7 @@ from vaultmem.store.status import (
     quick_check,
     replace_skipped,
     skipped_files,
+    skipped_reason,
 )
 from vaultmem.store.text import (
     FTS_WEIGHTS,
@@ -251,6 +252,7 @@ __all__ = [
     "shared_labels",
     "shared_note_keys",
     "skipped_files",
+    "skipped_reason",
     "snippets",
     "store_vectors",
     "tag_counts",
