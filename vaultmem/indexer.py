@@ -166,7 +166,6 @@ def _fresh(index_path: Path) -> store.Connection:
         else:
             try:
                 store.check_schema(conn, index_path)
-                conn.execute("SELECT count(*) FROM meta").fetchone()
                 return conn  # emptied by the caller, in the rebuild's own transaction
             except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
                 conn.close()
