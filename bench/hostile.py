@@ -2,13 +2,15 @@
 
     .venv/bin/python bench/hostile.py [--runs 5] [--base main] [--datasets kepano,mdn]
                                       [--timeout 200] [--skip-notes] [--skip-reindex]
+                                      [--notes all|yaml|bodies]
                                       [--read-runs 15] [--noop-runs 12]
                                       [--results hostile.json]
 
 1. Hostile notes: a vault holding one note (20,000 front matter properties; a 500-byte
-   "billion laughs"; 4,000 properties), reindexed cold in a child process with the base code
-   and with this code; a child still running after --timeout seconds is killed and reported
-   as "> timeout".
+   "billion laughs"; 4,000 properties; the bodies of BODIES: runs of brackets, 40,000
+   headings, backtick runs around `%%`, 100,000 empty lines), reindexed cold in a child
+   process with the base code and with this code; a child still running after --timeout
+   seconds is killed and reported as "> timeout".
 2. Reading every note of kepano and MDN (read_note alone), base and this code alternating,
    --read-runs rounds each.
 3. No-op reindexes of kepano and MDN over one shared index, alternating, --noop-runs each.
@@ -66,6 +68,17 @@ NOTES = {
     "4,000 properties": "\n".join(f"p{n}: {n}" for n in range(4_000)),
     "billion laughs (500 bytes)": billion_laughs(),
 }
+# Hostile bodies (issue 15): each a whole note, no front matter.
+BODIES = {
+    "`[[` x 200,000 (400 KB)": "[[" * 200_000 + "\n",
+    "`[` x 1,000,000 (1 MB)": "[" * 1_000_000 + "\n",
+    "`[` x 1,000,000, then a link (1 MB)": "[" * 1_000_000 + " [x](y.md) [[z]]\n",
+    "40,000 headings (0.8 MB)": "# Top\n" + "".join(f"## Part {i}\nline\n" for i in range(40_000)),
+    "backtick runs of every length, then `%%` (2 MB)": "".join(
+        "`" * k + " " for k in range(2, 2002)
+    ) + "%% comment %%\n",
+    "100,000 empty lines": "first\n" + "\n" * 100_000 + "last [[x]]\n",
+}
 
 
 def freeze(ref: str | None, into: Path) -> Path:
@@ -111,15 +124,17 @@ def shown(result: dict | None, timeout: float) -> str:
     return f"{result['seconds']:.2f} s"
 
 
-def hostile_notes(codes: dict[str, Path], timeout: float, work: Path) -> dict:
+def hostile_notes(codes: dict[str, Path], timeout: float, work: Path, which: str) -> dict:
     out: dict = {}
-    for name, yaml_text in NOTES.items():
+    notes = {name: f"---\n{yaml_text}\n---\nbody\n" for name, yaml_text in NOTES.items()}
+    notes = {**notes, **BODIES} if which == "all" else BODIES if which == "bodies" else notes
+    for name, text in notes.items():
         out[name] = {}
         for label, code in codes.items():
             vault = work / f"note-{label}" / "vault"
             shutil.rmtree(vault.parent, ignore_errors=True)
             vault.mkdir(parents=True)
-            (vault / "hostile.md").write_text(f"---\n{yaml_text}\n---\nbody\n", encoding="utf-8")
+            (vault / "hostile.md").write_text(text, encoding="utf-8")
             (vault / "plain.md").write_text("an ordinary note\n", encoding="utf-8")
             result = reindex(code, vault, vault.parent / "index.db", timeout)
             out[name][label] = result
@@ -246,6 +261,8 @@ def main() -> None:
     ap.add_argument("--datasets", default="kepano,mdn")
     ap.add_argument("--timeout", type=float, default=200.0)
     ap.add_argument("--skip-notes", action="store_true")
+    ap.add_argument("--notes", default="all", choices=("all", "yaml", "bodies"),
+                    help="which hostile notes: front matter (yaml), bodies, or all")
     ap.add_argument("--skip-reindex", action="store_true")
     ap.add_argument("--results", default="hostile.json", help="file name under bench/results")
     ap.add_argument("--noop-runs", type=int, default=12,
@@ -265,7 +282,7 @@ def main() -> None:
             "load_at_start": os.getloadavg(),
         }
         if not args.skip_notes:
-            result["notes"] = hostile_notes(codes, args.timeout, work)
+            result["notes"] = hostile_notes(codes, args.timeout, work, args.notes)
         datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
         if args.read_runs:
             result["reads"] = reads(codes, datasets, args.read_runs, work)

@@ -182,8 +182,10 @@ def test_an_index_file_that_is_not_sqlite_says_what_to_run(make_vault: MakeVault
     vault.index_path.write_text("not a database\n", encoding="utf-8")
     with pytest.raises(SchemaMismatch, match="reindex --full"):
         vault.search("alpha")
-    assert vault.reindex(full=True).notes == 1  # vaultmem's own folder: rebuilt
-    assert [h.path for h in vault.search("alpha", mode="keyword").hits] == ["a.md"]
+    # not a file vaultmem made, even in its own folder (issue 15, defect 1): left as it is
+    with pytest.raises(UsageError, match="move it away"):
+        vault.reindex(full=True)
+    assert vault.index_path.read_text(encoding="utf-8") == "not a database\n"
 
 
 @pytest.mark.parametrize("content", [b"someone's notes\n", b"sqlite"])

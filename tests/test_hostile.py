@@ -274,3 +274,68 @@ def test_an_unreadable_note_is_reported_by_a_reindex_without_root_override(
     vault = Vault(vault_root)
     assert dict(vault.doctor().skipped)["locked.md"] == "cannot read: Permission denied"
     assert note_paths(vault) == set(GOOD_NOTES)
+
+
+def test_the_alias_fixes_read_through_the_safe_reader(tmp_path: Path) -> None:
+    """Defect 11's rest: `gaps fix-aliases` read notes with read_bytes, so a note turned
+    into a FIFO hung it, and a note named in NFD on disk was not found."""
+    from vaultmem.edits import FileChanged
+
+    from vaultmem.gaps import plan_alias_fixes
+
+    build_vault(tmp_path / "vault", tmp_path / "outside", [])
+    vault = Vault(tmp_path / "vault")
+    (vault.root / "Robert.md").write_text("---\naliases: [Bob]\n---\n# Robert\n")
+    (vault.root / "de\u0301ja\u0300 vu.md").write_text("met [[Bob]] there\n")  # NFD on disk
+    vault.reindex()
+    plans = finishes(lambda: plan_alias_fixes(vault), vault.root)
+    assert [(p.path, p.fixes) for p in plans] == [("déjà vu.md", 1)]
+    assert plans[0].new == b"met [[Robert|Bob]] there\n"
+
+    os.remove(vault.root / "de\u0301ja\u0300 vu.md")
+    os.mkfifo(vault.root / "de\u0301ja\u0300 vu.md")
+
+    def plan() -> str:
+        with pytest.raises(FileChanged, match="named pipe"):
+            plan_alias_fixes(vault)
+        return "refused"
+
+    assert finishes(plan, vault.root) == "refused"
+
+
+def test_a_note_is_handed_to_an_editor_by_its_name_on_disk(tmp_path: Path) -> None:
+    """The TUI's `e` opened `déjà vu.md` in NFC: a new, empty file beside the NFD note."""
+    build_vault(tmp_path / "vault", tmp_path / "outside", [])
+    vault = Vault(tmp_path / "vault")
+    nfd = "de\u0301ja\u0300 vu.md"
+    (vault.root / nfd).write_text("# Heading\n")
+    vault.reindex()
+    assert vault.note_file("déjà vu.md") == vault.root / nfd
+    assert vault.note_file("control/plain.md") == vault.root / "control/plain.md"
+
+
+def test_reading_a_note_back_keeps_the_size_limit(tmp_path: Path) -> None:
+    """note_lines read a note without the vault's limit: one grown to gigabytes since the
+    reindex was read whole by `read_note` (MCP) and the TUI."""
+    build_vault(tmp_path / "vault", tmp_path / "outside", [])
+    root = tmp_path / "vault"
+    (root / ".vaultmem").mkdir(exist_ok=True)
+    (root / ".vaultmem" / "config.toml").write_text("max_file_mb = 1\n")
+    vault = Vault(root)
+    (root / "grows.md").write_text("small\n")
+    vault.reindex()
+    (root / "grows.md").write_text("x" * (2 << 20))
+    with pytest.raises(NoteNotFound, match="larger than 1 MB"):
+        vault.read_note("grows")
+
+
+def test_a_skipped_file_says_why_when_asked_for_by_name(tmp_path: Path) -> None:
+    """doctor lists skipped files; `show`, MCP's read_note and the TUI said only 'no note
+    named', as if the note did not exist."""
+    build_vault(tmp_path / "vault", tmp_path / "outside", [])
+    vault = Vault(tmp_path / "vault")
+    (vault.root / "binary.md").write_bytes(b"\x00\x01" * 100)
+    vault.reindex()
+    for ref in ("binary.md", "binary", "BINARY.md"):
+        with pytest.raises(NoteNotFound, match=r"the last reindex skipped it \(binary file"):
+            vault.read_note(ref)

@@ -59,6 +59,46 @@ def _text(result: Any) -> str:
 # --------------------------------------------------------------------------- stdio
 
 
+def test_stdio_answers_lines_that_are_not_messages_with_json_rpc_errors(tmp_path: Path) -> None:
+    """Issue 15, defect 19: the SDK dropped them without a word (the client waited forever)."""
+    import json
+
+    root = unindexed_copy(tmp_path / "vault")
+    lines = [
+        "not json",
+        '{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":"\\ud800"}}',  # lone surrogate
+        "[" * 50_000 + "]" * 50_000,  # nesting past any parser's limit
+        '{"a": 1}',  # JSON, but no JSON-RPC message
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    ]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", "--vault", str(root), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=_env(),
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write("".join(line + "\n" for line in lines))
+        server.stdin.flush()
+        # each line is answered (a hang is caught by pytest's timeout)
+        answers = [json.loads(server.stdout.readline()) for _ in lines]
+    finally:
+        server.stdin.close()
+        server.wait(timeout=300)
+    assert [(a.get("id"), a.get("error", {}).get("code")) for a in answers] == [
+        (None, -32700),
+        (None, -32700),
+        (None, -32700),
+        (None, -32600),
+        (1, None),
+    ], answers
+    assert "recursion" in answers[2]["error"]["message"]
+    assert answers[4]["result"] == {}
+
+
 async def test_stdio_subprocess_builds_the_index_and_answers(tmp_path: Path) -> None:
     root = unindexed_copy(tmp_path / "vault")
     params = StdioServerParameters(
@@ -207,6 +247,21 @@ def test_localhost_forms_of_the_host_are_accepted(http_server: str) -> None:
     port = http_server.rsplit(":", 1)[1]
     for host in (f"localhost:{port}", f"127.0.0.1:{port}"):
         assert httpx.get(http_server + "/health", headers={"Host": host}).status_code == 200
+
+
+def test_a_host_header_in_capitals_is_this_server(http_server: str) -> None:
+    # issue 15, defect 17: host names are case-insensitive; `LOCALHOST:port` got 421
+    port = http_server.rsplit(":", 1)[1]
+    for host in (f"LOCALHOST:{port}", f"LocalHost:{port}"):
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": host}
+        assert httpx.get(http_server + "/health", headers={"Host": host}).status_code == 200
+        response = httpx.post(http_server + "/mcp", json=_initialize(), headers=headers)
+        assert response.status_code == 200, response.text
+        origin = {"Origin": f"HTTP://LOCALHOST:{port}"}
+        response = httpx.post(
+            http_server + "/mcp", json=_initialize(), headers={**headers, **origin}
+        )
+        assert response.status_code == 200, response.text
 
 
 def test_a_foreign_origin_is_refused(http_server: str) -> None:

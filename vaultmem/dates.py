@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -131,6 +132,28 @@ def since_day(text: str, today: dt.date) -> dt.date | None:
     if found is None or found.rest:  # other words beside the date: not a day
         return None
     return found.start
+
+
+_DAY_LIKE_RE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*")
+
+
+def no_such_day(text: str) -> str | None:
+    """Why a YYYY-MM-DD that names no day is none ("2026-02-30: February 2026 has 28
+    days"), or None when `text` is a real day or not written so."""
+    m = _DAY_LIKE_RE.fullmatch(text)
+    if m is None:
+        return None
+    year, month, day = int(m[1]), int(m[2]), int(m[3])
+    written = text.strip()
+    if not 1 <= month <= 12:
+        return f"{written} is not a day: there is no month {month} (months run 01 to 12)"
+    if year < 1:
+        return f"{written} is not a day: years start at 0001"
+    last = calendar.monthrange(year, month)[1]
+    if not 1 <= day <= last:
+        name = calendar.month_name[month]
+        return f"{written} is not a day: {name} {year} has {last} days"
+    return None
 
 
 SINCE_HELP = "a day as YYYY-MM-DD, or words such as 'yesterday', 'last week', '3 days ago', 'Feb 8'"

@@ -33,6 +33,12 @@ class SchemaMismatch(VaultmemError):
     exit_code = 3
 
 
+class IndexDamaged(VaultmemError):
+    """The index file cannot be read or written (damaged pages, a folder in its place)."""
+
+    exit_code = 3
+
+
 class IndexBusy(VaultmemError):
     """Another process holds the reindex lock."""
 

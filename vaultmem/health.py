@@ -4,12 +4,16 @@ the wanted links that name an alias, each with its rewrite."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from vaultmem import store
 from vaultmem.parser import written_link
 from vaultmem.resolver import name_key
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -118,41 +122,73 @@ def alias_fixable(conn: store.Connection) -> tuple[LinkProblem, ...]:
     return tuple(out)
 
 
+def unreadable(problem: str) -> DoctorReport:
+    """The report on an index that cannot be opened at all: that one problem."""
+    return DoctorReport((), (), (), (), (), (problem,))
+
+
 def doctor(conn: store.Connection) -> DoctorReport:
     """Everything worth a person's attention: parser warnings, skipped files, ambiguous links,
-    alias-fixable links, missing anchors, and problems of the index itself."""
-    ambiguous = tuple(
-        LinkProblem(
-            r.src_path,
-            r.line,
-            _written(r),
-            f"matches {', '.join(r.candidates)}; resolved to {r.dst_path}",
-        )
-        for r in store.ambiguous_links(conn)
-    )
-    missing = tuple(
-        LinkProblem(
-            r.src_path,
-            r.line,
-            _written(r),
-            f"{r.dst_path} has no "
-            + (f"block ^{r.block}" if r.block else f"heading {r.heading!r}"),
-        )
-        for r in store.broken_anchor_links(conn)
-    )
+    alias-fixable links, missing anchors, and problems of the index itself. A damaged index
+    is reported here (what can still be read is listed), never raised."""
     index_problems: list[str] = []
-    check = store.quick_check(conn)
-    if check != "ok":
-        index_problems.append(f"SQLite quick_check: {check}; run `vaultmem reindex --full`")
-    if store.dirty_count(conn) or store.get_meta(conn, "resolve_all") == "1":
+
+    def read(what: str, rows: Callable[[], tuple[_T, ...]]) -> tuple[_T, ...]:
+        try:
+            return rows()
+        except store.DatabaseError as exc:
+            index_problems.append(
+                f"{what} cannot be read from the index ({exc}): run `vaultmem reindex --full`"
+            )
+            return ()
+
+    check = read("its integrity", lambda: (store.quick_check(conn),))
+    if check and check[0] != "ok":
+        index_problems.append(f"SQLite quick_check: {check[0]}; run `vaultmem reindex --full`")
+    ambiguous = read(
+        "ambiguous links",
+        lambda: tuple(
+            LinkProblem(
+                r.src_path,
+                r.line,
+                _written(r),
+                f"matches {', '.join(r.candidates)}; resolved to {r.dst_path}",
+            )
+            for r in store.ambiguous_links(conn)
+        ),
+    )
+    missing = read(
+        "links to missing headings",
+        lambda: tuple(
+            LinkProblem(
+                r.src_path,
+                r.line,
+                _written(r),
+                f"{r.dst_path} has no "
+                + (f"block ^{r.block}" if r.block else f"heading {r.heading!r}"),
+            )
+            for r in store.broken_anchor_links(conn)
+        ),
+    )
+    interrupted = read(
+        "the reindex state",
+        lambda: (store.dirty_count(conn) > 0 or store.get_meta(conn, "resolve_all") == "1",),
+    )
+    if interrupted and interrupted[0]:
         index_problems.append(
             "a reindex was interrupted before it re-resolved links; run `vaultmem reindex`"
         )
     return DoctorReport(
-        warnings=tuple((w.path, w.warning) for w in store.note_warnings(conn)),
-        skipped=tuple((s.path, s.reason) for s in store.skipped_files(conn)),
+        warnings=read(
+            "parse warnings",
+            lambda: tuple((w.path, w.warning) for w in store.note_warnings(conn)),
+        ),
+        skipped=read(
+            "skipped files",
+            lambda: tuple((s.path, s.reason) for s in store.skipped_files(conn)),
+        ),
         ambiguous=ambiguous,
-        alias_fixable=alias_fixable(conn),
+        alias_fixable=read("alias-fixable links", lambda: alias_fixable(conn)),
         missing_anchors=missing,
-        index_problems=tuple(index_problems),
+        index_problems=tuple(dict.fromkeys(index_problems)),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import multiprocessing
 import os
 import time
@@ -68,13 +69,51 @@ class ReindexReport:
         return text
 
 
+def _cannot_create(index_path: Path, exc: BaseException) -> UsageError:
+    reason = getattr(exc, "strerror", None) or str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        reason = "a file stands where a folder on its path should be"
+    return UsageError(
+        f"cannot create the index at {index_path} ({reason}): pass --index PATH in a folder"
+        " you can write, or set `index` in .vaultmem/config.toml"
+    )
+
+
+def _open_for_reindex(index_path: Path, full: bool) -> store.Connection:
+    """The index to reindex into, made when there is none (for a full reindex, one that may
+    be emptied: see `_fresh`)."""
+    try:
+        if full:
+            return _fresh(index_path)  # not emptied yet: see reindex
+        if index_path.exists():
+            conn = store.connect(index_path)
+            try:
+                store.check_schema(conn, index_path)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
+        return store.create(index_path)
+    except OSError as exc:
+        raise _cannot_create(index_path, exc) from exc
+    except store.OperationalError as exc:  # SQLite could not open or write the file
+        if store.index_error(exc, index_path) is None:
+            raise
+        raise _cannot_create(index_path, exc) from exc
+
+
 @contextlib.contextmanager
 def lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
     """An exclusive advisory lock beside the index, so two reindexes (or a reindex and a write
     with its own reindex) never interleave; IndexBusy (exit 4) when held past `wait` seconds."""
+    if not 0 <= wait < math.inf:  # nan or inf: a deadline never reached, a wait for ever
+        raise UsageError(f"wait {wait} is not a number of seconds to wait for another reindex")
     lock_path = index_path.with_name(index_path.name + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+    except OSError as exc:
+        raise _cannot_create(index_path, exc) from exc
     try:
         try:
             import fcntl
@@ -109,27 +148,31 @@ _lock = lock  # the name tests and older callers know
 
 
 def _fresh(index_path: Path) -> store.Connection:
-    """An empty index for a full rebuild: emptied in place when it is a readable index of this
-    schema (so searches running meanwhile never find it missing), else made anew."""
+    """The index for a full rebuild: a readable index of this schema as it is (the rebuild
+    empties it in its own transaction, so searches meanwhile never find it missing or
+    empty), else one made anew in place of a damaged one or one of another schema.
+
+    Only a file vaultmem made is ever emptied or replaced (its id in the SQLite header, or
+    its own tables): whatever else --index names, in whatever folder, is refused untouched.
+    """
+    if index_path.is_dir():
+        raise UsageError(f"the index path {index_path} is a folder: pass --index FILE")
     if index_path.exists():
-        try:
-            conn = store.connect(index_path)
-        except SchemaMismatch:
-            pass  # not SQLite: below
-        else:
-            try:
-                store.check_schema(conn, index_path)
-                store.reset(conn)
-                return conn
-            except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
-                conn.close()
-        # Replace only what is vaultmem's: its own folder, or an index of another version.
-        # A file of someone else's that --index happens to name is never deleted.
-        if index_path.parent.name != ".vaultmem" and not store.is_index(index_path):
+        if not store.is_index(index_path):
             raise UsageError(
                 f"{index_path} is not a vaultmem index, so a full reindex will not replace it:"
                 " move it away or pass another --index PATH"
             )
+        try:
+            conn = store.connect(index_path)
+        except SchemaMismatch:
+            pass  # damaged past opening: replaced below
+        else:
+            try:
+                store.check_schema(conn, index_path)
+                return conn  # emptied by the caller, in the rebuild's own transaction
+            except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
+                conn.close()
     _remove_index(index_path)
     return store.create(index_path)
 
@@ -237,22 +280,26 @@ def reindex(
     drops every vector, e.g. to switch models).
     """
     started = time.perf_counter()
+    if index_path.is_dir():
+        raise UsageError(f"the index path {index_path} is a folder, not a file: pass --index FILE")
     with lock(index_path, wait, on_wait):
-        conn = _fresh(index_path) if full else None
-        if conn is None and index_path.exists():
-            conn = store.connect(index_path)
-            store.check_schema(conn, index_path)
-        elif conn is None:
-            conn = store.create(index_path)
+        conn = _open_for_reindex(index_path, full)
         try:
-            report = _reindex(conn, vault, config, full, progress, started)
-            if embedder is not None:
-                vectors = embed_chunks(conn, embedder, redo_embeddings, progress)
-                report = replace(
-                    report,
-                    embeddings=vectors,
-                    seconds=round(time.perf_counter() - started, 3),
-                )
+            # A full rebuild is one transaction: searches meanwhile (other threads, the MCP
+            # server, the TUI) keep the whole old index, vectors too, until the whole new
+            # one commits; never an empty or half-built one. (A killed one leaves the old.)
+            with store.transaction(conn) if full else contextlib.nullcontext():
+                if full:
+                    store.reset(conn)
+                report = _reindex(conn, vault, config, full, progress, started)
+                if embedder is not None:
+                    vectors = embed_chunks(conn, embedder, redo_embeddings, progress)
+                    report = replace(
+                        report,
+                        embeddings=vectors,
+                        seconds=round(time.perf_counter() - started, 3),
+                    )
+            store.checkpoint(conn)
             return report
         finally:
             conn.close()
@@ -590,7 +637,7 @@ def _index_files(
                 while done < len(todo):
                     vf = todo[done]
                     loaded = next(loads) if vf.kind == "note" else None
-                    changed += _store_one(
+                    changed += _store_safely(
                         conn, vf, loaded, states.get(vf.path), resolver, skipped, resolve_all
                     )
                     done += 1
@@ -665,6 +712,46 @@ def _load_all(
         yield from pool.map(load, notes, disks, hashes, chunksize=32)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+# What storing one note's rows can raise because of what the note holds (a number SQLite
+# cannot hold, text it cannot take, a clash of keys), as against a full disk or a bug.
+_NOTE_STORE_ERRORS = (
+    store.IntegrityError,
+    store.InterfaceError,
+    store.DataError,
+    OverflowError,
+    ValueError,
+)
+
+
+def _store_safely(
+    conn: store.Connection,
+    vf: VaultFile,
+    loaded: _Loaded | None,
+    old: store.FileState | None,
+    resolver: _Resolver,
+    skipped: dict[str, str],
+    resolve_all: bool,
+) -> int:
+    """`_store_one` in a savepoint of its own: a note whose rows cannot be stored is skipped
+    with the reason (doctor shows it), its old rows kept out, and the batch goes on."""
+    try:
+        with store.transaction(conn):  # a savepoint: the batch's transaction is under way
+            return _store_one(conn, vf, loaded, old, resolver, skipped, resolve_all)
+    except _NOTE_STORE_ERRORS as exc:
+        skipped[vf.path] = (
+            f"could not be stored in the index ({type(exc).__name__}: {str(exc)[:200]});"
+            " please report it with the note's front matter"
+        )
+        keys = _file_keys(vf.path, resolver.folder_notes)
+        if old is not None:
+            keys |= store.alias_keys(conn, [old.id])
+            store.delete_files(conn, [old.id])
+        store.mark_dirty(conn, keys)
+        resolver.files.remove(vf.path)
+        resolver.forget(vf.path, aliases_changed=True)
+        return 0
 
 
 def _store_one(

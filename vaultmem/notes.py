@@ -14,7 +14,7 @@ from vaultmem.errors import NoteNotFound, UsageError
 from vaultmem.index import Index
 from vaultmem.parser import split_front_matter, written_link
 from vaultmem.resolver import fold, heading_key
-from vaultmem.scan import Unreadable
+from vaultmem.scan import Unreadable, disk_path
 from vaultmem.scan import read_note as read_text
 from vaultmem.store import HeadingInfo, NoteSummary, TagCount, TaskInfo
 
@@ -155,6 +155,9 @@ class Notes:
             raise NoteNotFound(
                 f"'{ref}' names {len(paths)} notes: {', '.join(paths)}; give the path instead"
             )
+        skipped = store.skipped_reason(conn, ref.strip("/"))
+        if skipped is not None:  # a file the last reindex could not read: say why
+            raise NoteNotFound(f"'{ref}' is not indexed: the last reindex skipped it ({skipped})")
         close = difflib.get_close_matches(ref, store.note_titles(conn), n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise NoteNotFound(
@@ -218,9 +221,9 @@ class Notes:
 
     def _lines_and_digest(self, path: str) -> tuple[list[str], str]:
         """`note_lines`, and the digest of the bytes they were read from."""
-        file = self._inside(path)
+        file = self.note_file(path)
         try:
-            read = read_text(file)
+            read = read_text(file, os.path.realpath(self.root), self.index.config.max_file_bytes)
             text = read.text
         except FileNotFoundError:
             raise NoteNotFound(
@@ -235,14 +238,16 @@ class Notes:
             lines.pop()  # the final line end
         return lines, read.digest
 
-    def _inside(self, path: str) -> Path:
-        """The file of an indexed note, refusing one that now leads outside the vault (a file
-        replaced by a symlink since the last reindex)."""
+    def note_file(self, path: str) -> Path:
+        """The file of an indexed note as named on disk (`path` as the index has it: the
+        disk may spell it in NFD, as macOS writes, or with bytes that are not UTF-8), for a
+        front-end that hands it to an editor; refusing one that now leads outside the vault
+        (a symlink swapped in since the last reindex)."""
+        file = Path(disk_path(self.root, path))
         root = os.path.realpath(self.root)
-        file = os.path.realpath(self.root / path)
-        if not file.startswith(root.rstrip(os.sep) + os.sep):
+        if not os.path.realpath(file).startswith(root.rstrip(os.sep) + os.sep):
             raise NoteNotFound(f"{path} leads outside the vault; vaultmem reads only inside it")
-        return Path(file)
+        return file
 
     def backlinks(self, ref_or_path: str) -> tuple[Backlink, ...]:
         """Links into a note from other files, each with its line's text as context."""

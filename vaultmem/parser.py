@@ -20,12 +20,19 @@ from urllib.parse import unquote
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from yaml.constructor import SafeConstructor
 
+from vaultmem.brackets import (
+    NextClose,
+    TickRuns,
+    next_bracket_close,
+    next_wikilink_close,
+)
 from vaultmem.config import FrontMatterLimits
 from vaultmem.model import (
     BlockId,
@@ -128,13 +135,12 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
         embed, start = False, pos + 2
     else:
         return False
-    end = src.find("]]", start)
-    if end < 0:
+    end = next_wikilink_close(state, start)
+    # no `[[` or line break before the `]]`; searched so, not in a slice of the text up to
+    # it, so that a line of `[[` costs one pass, not one per pair
+    if end < 0 or src.find("[[", start, end) >= 0 or src.find("\n", start, end) >= 0:
         return False
-    inner = src[start:end]
-    if "\n" in inner or "[[" in inner:
-        return False
-    ref = split_link_ref(inner)
+    ref = split_link_ref(src[start:end])
     if ref is None:
         return False
     if not silent:
@@ -142,6 +148,66 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
         token.content = src[pos : end + 2]
         token.meta = {"ref": ref, "embed": embed}
     state.pos = end + 2
+    return True
+
+
+def _unclosed_brackets_rule(state: StateInline, silent: bool) -> bool:
+    """A run of `[` with no `]` anywhere after it opens no link, embed or footnote: plain
+    text, taken whole. (markdown-it would try a link at each one, scanning the rest of the
+    paragraph each time: a megabyte of `[` took minutes.)"""
+    src, pos = state.src, state.pos
+    if src[pos] != "[" or next_bracket_close(state, pos) >= 0:
+        return False
+    end = pos + 1
+    while end < state.posMax and src[end] == "[":
+        end += 1
+    if not silent:
+        state.pending += src[pos:end]
+    state.pos = end
+    return True
+
+
+# markdown-it's search for a markdown link's `]` costs tens of microseconds per `[` in a flood
+# of them (its nesting cutoff makes each bracket a few dozen steps), so a note's paragraphs
+# are read for `[text](target)` links only until they held this many `[` (then only
+# wikilinks, with a warning): a megabyte of brackets took over a minute, and now ~2 s at most.
+MAX_LINK_BRACKETS = 20_000
+
+
+def _inline_rule(state: StateCore) -> None:
+    """markdown-it's own core rule that parses each block's inline text, with the budget."""
+    budget: int = state.env.get("link_brackets", MAX_LINK_BRACKETS)
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        if token.children is None:
+            token.children = []
+        md = state.md
+        # with no `]`, no `[` opens a link, and the unclosed-brackets rule reads them cheaply
+        brackets = token.content.count("[") if "]" in token.content else 0
+        if brackets > budget:
+            md = _MD_WITHOUT_LINKS
+            state.env.setdefault("bracket_flood_lines", []).append(
+                token.map[0] + 1 if token.map else 0
+            )
+        else:
+            budget -= brackets
+        md.inline.parse(token.content, md, state.env, token.children)
+    state.env["link_brackets"] = budget
+
+
+def _bracket_run_rule(state: StateInline, silent: bool) -> bool:
+    """Without markdown links, a `[` followed by three more opens nothing (a wikilink holds
+    no `[[`): a run of them is text up to its last three, taken whole."""
+    src, pos, stop = state.src, state.pos, state.posMax
+    end = pos
+    while end < stop and src[end] == "[":
+        end += 1
+    if end - pos < 4:
+        return False
+    if not silent:
+        state.pending += src[pos : end - 3]
+    state.pos = end - 3
     return True
 
 
@@ -153,12 +219,17 @@ def _build_markdown() -> MarkdownIt:
     # footnotes stay text, so the links inside them are still found.
     footnote_plugin(md, inline=False)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    md.inline.ruler.before("wikilink", "unclosed_brackets", _unclosed_brackets_rule)
     # Keep escapes as separate tokens so `\#tag` is not a tag.
     md.core.ruler.disable("text_join")
     return md
 
 
 _MD = _build_markdown()
+_MD.core.ruler.at("inline", _inline_rule)
+_MD_WITHOUT_LINKS = _build_markdown()
+_MD_WITHOUT_LINKS.inline.ruler.disable(["link", "image"])
+_MD_WITHOUT_LINKS.inline.ruler.before("wikilink", "bracket_run", _bracket_run_rule)
 
 
 # --------------------------------------------------------------------------- lines, for others
@@ -195,19 +266,25 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     """Where the inline code spans of a line are: a run of backticks up to the next run of
     the same length (an unmatched run is literal text; an escaped one opens nothing)."""
     spans: list[tuple[int, int]] = []
+    runs = TickRuns(line)
     pos = 0
     while (m := _TICKS_RE.search(line, pos)) is not None:
         if _escaped(line, m.start()):
             pos = m.start() + 1
             continue
-        ticks = m.group(0)
-        close = re.compile(rf"(?<!`){ticks}(?!`)").search(line, m.end())
+        close = runs.closing(m.end() - m.start(), m.end())
         if close is None:
             pos = m.end()
         else:
-            spans.append((m.start(), close.end()))
-            pos = close.end()
+            spans.append((m.start(), close[1]))
+            pos = close[1]
     return spans
+
+
+def _span_holding(spans: list[tuple[int, int]], at: int) -> int | None:
+    """The end of the span (sorted, apart) that holds `at`, if any."""
+    i = bisect.bisect_right(spans, at, key=lambda span: span[0]) - 1
+    return spans[i][1] if i >= 0 and spans[i][0] <= at < spans[i][1] else None
 
 
 def wikilinks_in(line: str) -> Iterator[WikilinkSpan]:
@@ -215,17 +292,19 @@ def wikilinks_in(line: str) -> Iterator[WikilinkSpan]:
     `]]`, with no line break or other `[[` between, neither escaped (`\\[[`) nor in inline
     code. Fenced code is a matter of lines: callers skip it with `fence_roles`."""
     code = _code_spans(line) if "`" in line else []
+    closes = NextClose(line)
     pos = line.find("[[")
     while pos >= 0:
-        end = line.find("]]", pos + 2)
+        end = closes.after(pos + 2)
         if end < 0:
             return
-        inner = line[pos + 2 : end]
-        in_code = next((stop for start, stop in code if start <= pos < stop), None)
+        in_code = _span_holding(code, pos)
         if in_code is not None:
             pos = line.find("[[", in_code)
             continue
-        ref = None if "[[" in inner or _escaped(line, pos) else split_link_ref(inner)
+        nested = line.find("[[", pos + 2, end) >= 0
+        inner = "" if nested else line[pos + 2 : end]
+        ref = None if nested or _escaped(line, pos) else split_link_ref(inner)
         if ref is None:
             pos = line.find("[[", pos + 1)
             continue
@@ -603,6 +682,7 @@ def _mask_comments(body: str) -> str:
                 out.append(line)
                 continue
         chars = list(line)
+        runs: TickRuns | None = None  # made at the line's first `%%` outside a comment
         i = 0
         while i < len(line):
             j = line.find("%%", i)
@@ -616,7 +696,9 @@ def _mask_comments(body: str) -> str:
             else:
                 if j < 0:
                     break
-                if (after := _code_span_around(line, i, j)) is not None:
+                if runs is None:
+                    runs = TickRuns(line)
+                if (after := _code_span_around(line, runs, i, j)) is not None:
                     i = after  # `%%` in inline code is code: "Type `%%` to comment"
                     continue
                 in_comment = True
@@ -626,17 +708,17 @@ def _mask_comments(body: str) -> str:
     return "\n".join(out)
 
 
-def _code_span_around(line: str, start: int, at: int) -> int | None:
+def _code_span_around(line: str, runs: TickRuns, start: int, at: int) -> int | None:
     """The end of an inline code span opened in line[start:at] that holds `at`, if any."""
     pos = start
     while (m := _TICKS_RE.search(line, pos, at)) is not None:
-        close = re.compile(rf"(?<!`){m.group(0)}(?!`)").search(line, m.end())
+        close = runs.closing(m.end() - m.start(), m.end())
         if close is None:
             pos = m.end()  # an unmatched run of backticks is literal text
-        elif close.start() > at:
-            return close.end()
+        elif close[0] > at:
+            return close[1]
         else:
-            pos = close.end()
+            pos = close[1]
     return None
 
 
@@ -936,15 +1018,18 @@ def _front_matter_fields(fm: dict[str, JSONValue], fm_lines: list[str]) -> list[
 
 
 def _headings_with_ranges(found: list[tuple[int, int, str]], last_line: int) -> tuple[Heading, ...]:
-    out: list[Heading] = []
-    for i, (level, line, text) in enumerate(found):
-        end = last_line
-        for level2, line2, _ in found[i + 1 :]:
-            if level2 <= level:
-                end = line2 - 1
-                break
-        out.append(Heading(level=level, text=text, line=line, end_line=max(line, end)))
-    return tuple(out)
+    """Each heading with the line its section ends on: before the next heading of its level
+    or higher, else at `last_line`. One pass with a stack of the sections still open."""
+    ends = [last_line] * len(found)
+    open_sections: list[int] = []  # indexes into `found`, levels rising
+    for i, (level, line, _) in enumerate(found):
+        while open_sections and found[open_sections[-1]][0] >= level:
+            ends[open_sections.pop()] = line - 1
+        open_sections.append(i)
+    return tuple(
+        Heading(level=level, text=text, line=line, end_line=max(line, end))
+        for (level, line, text), end in zip(found, ends, strict=True)
+    )
 
 
 def _split_long(lines: list[str], first: int) -> list[tuple[int, int, str]]:
@@ -1054,7 +1139,15 @@ def parse_note(text: str, path: str, limits: FrontMatterLimits = DEFAULT_LIMITS)
         text_lines = all_lines[:fm_line_count] + body_lines[fm_line_count:]
 
     collected = _Collected([], [], [], [], [])
-    heading_data = _walk_body(_MD.parse(body), collected)
+    env: dict[str, Any] = {}
+    heading_data = _walk_body(_MD.parse(body, env), collected)
+    if flood := env.get("bracket_flood_lines"):
+        where = ", ".join(map(str, flood[:5])) + (", …" if len(flood) > 5 else "")
+        warnings.append(
+            f"more than {MAX_LINK_BRACKETS:,} `[` in the note: markdown links [text](target)"
+            f" in the paragraph{'s' * (len(flood) > 1)} at line{'s' * (len(flood) > 1)}"
+            f" {where} are not read (wikilinks are)"
+        )
     headings = _headings_with_ranges(heading_data, max(line_count, 1))
 
     fm_links = _front_matter_links(fm, fm_lines) if fm else []

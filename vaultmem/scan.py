@@ -1,4 +1,11 @@
-"""Finding the vault's files (ignore rules, symlink loops, odd names) and reading notes safely."""
+"""Finding the vault's files (ignore rules, symlink loops, odd names) and reading notes safely.
+
+`read_note` is the one reader of notes for indexing and showing them (search, read_note, the
+gaps' rewrites, the TUI): lenient (another encoding is read with a warning), race-free
+(never through a symlink leading out, never blocking on a FIFO). Editing reads through
+`edit.reading.read_note` instead, which is strict where a write must be (the encoding kept
+as found, the digest checked, every folder on the way opened without following a symlink).
+"""
 
 from __future__ import annotations
 
@@ -344,12 +351,28 @@ def read_note(
     over `max_bytes` (it grew since the scan) is refused without reading it all.
     A name the index holds in another Unicode form than the disk (NFC against NFD) is found.
     """
+    return decode_note(read_note_bytes(path, real_root, max_bytes))
+
+
+def read_note_bytes(
+    path: str | os.PathLike[str], real_root: str | None = None, max_bytes: int | None = None
+) -> bytes:
+    """A note's bytes as `read_note` reads them (never through a symlink leading out, never
+    blocking on a FIFO), undecoded: for a reader that needs the exact revision."""
     fd, size = _open_regular(os.fspath(path), real_root)
     try:
-        data = _read_all(fd, size, max_bytes)
+        return _read_all(fd, size, max_bytes)
     finally:
         os.close(fd)
-    return decode_note(data)
+
+
+def disk_path(root: str | os.PathLike[str], path: str) -> str:
+    """The file of vault path `path` (as the index names it) as spelled on disk: the same
+    path, or its other Unicode form (NFD), or its name with the bytes that are not UTF-8."""
+    where = os.path.join(os.fspath(root), path)
+    if os.path.lexists(where):
+        return where
+    return _other_unicode_form(where) or where
 
 
 def decode_note(data: bytes) -> NoteText:

@@ -13,7 +13,7 @@ import numpy as np
 
 from vaultmem import decay, ranking, store
 from vaultmem.dates import DateRoute, dates_in, route
-from vaultmem.errors import ModelServerDown, ModelServerError, UsageError
+from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, VaultmemError
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -195,7 +195,7 @@ def run(
         problem = _vectors_problem(conn, model, embedder)
         if problem:
             if mode == "semantic":
-                raise UsageError(problem)
+                raise _semantic_impossible(problem, embedder)
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
     if mode == "keyword" and not q.filters.active() and when is None and q.weights is None:
@@ -338,6 +338,18 @@ def _single(mode: Mode) -> ranking.Weights:
     if mode == "keyword":
         return ranking.Weights(vector=0.0)
     return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0)
+
+
+def _semantic_impossible(problem: str, embedder: Callable[[], Embedder] | None) -> VaultmemError:
+    """Why meaning search cannot run: the missing vectors (exit 2: run what the message
+    says), or, when the model that would make them is down too, that (exit 5: running
+    `vaultmem reindex` would not help until the server is back)."""
+    if embedder is not None:
+        try:
+            embedder().health()
+        except (ModelServerDown, ModelServerError) as exc:
+            return type(exc)(f"{problem}, and the model that would make them is down: {exc}")
+    return UsageError(problem)
 
 
 def _vectors_problem(

@@ -10,18 +10,21 @@ result types front-ends render are importable from here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import inspect
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import networkx as nx
 
 from vaultmem import edit, health, store
 from vaultmem import graph as link_graph
 from vaultmem.config import Config, load_config, write_default_config
-from vaultmem.errors import VaultNotFound
+from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultNotFound
 from vaultmem.gaps import GapsReport, gaps_report
 from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
@@ -105,6 +108,52 @@ def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
     )
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T")
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(value: Any) -> Any:
+    """Text as SQLite, the models and a UTF-8 file can take it: a lone surrogate (a byte of a
+    command-line argument that is not UTF-8, or an escape in an agent's JSON) as U+FFFD, as
+    the index names files whose names hold such bytes. Anything else as it is."""
+    if isinstance(value, str) and not value.isascii() and _SURROGATE_RE.search(value):
+        return _SURROGATE_RE.sub("\ufffd", value)
+    return value
+
+
+def _front_door(method: _F) -> _F:
+    """`method`, with its text arguments made storable, and SQLite's errors about the index
+    file (damaged pages, a busy file) raised as vaultmem's own, which every front-end shows
+    as a message, not a traceback."""
+
+    @functools.wraps(method)
+    def said(self: Vault, *args: Any, **kwargs: Any) -> Any:
+        args = tuple(map(_storable, args))
+        kwargs = {k: _storable(v) for k, v in kwargs.items()}
+        try:
+            return method(self, *args, **kwargs)
+        except store.Error as exc:
+            error = store.index_error(exc, self.index_path)
+            if error is None:
+                raise  # vaultmem's own SQL is wrong: a bug, shown as one
+            raise error from exc
+
+    return cast(_F, said)
+
+
+def _front_doors(cls: type[_T]) -> type[_T]:
+    """Every public method of `cls` through `_front_door`: the one place front-ends' input
+    and the index's failures are made safe, so no front-end needs to remember either."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member):
+            setattr(cls, name, _front_door(member))
+    return cls
+
+
+@_front_doors
 class Vault:
     """One vault and its index; every front-end goes through this."""
 
@@ -223,6 +272,10 @@ class Vault:
         """The current lines of an indexed note, numbered as the index numbers them."""
         return self.notes.note_lines(path)
 
+    def note_file(self, path: str) -> Path:
+        """An indexed note's file as named on disk (NFD, odd bytes), e.g. for an editor."""
+        return self.notes.note_file(path)
+
     def backlinks(self, ref_or_path: str) -> tuple[Backlink, ...]:
         """Links into a note from other files, each with its line's text as context."""
         return self.notes.backlinks(ref_or_path)
@@ -288,8 +341,13 @@ class Vault:
         return health.alias_fixable(self.conn)
 
     def doctor(self) -> DoctorReport:
-        """Parser warnings, skipped files, link problems, and problems of the index itself."""
-        return health.doctor(self.conn)
+        """Parser warnings, skipped files, link problems, and problems of the index itself
+        (an index that cannot even be opened is one of them, not an error)."""
+        try:
+            conn = self.conn
+        except (SchemaMismatch, IndexDamaged) as exc:
+            return health.unreadable(str(exc))
+        return health.doctor(conn)
 
     # ---- changing notes
     #

@@ -460,6 +460,34 @@ SIZES: list[Case] = [
         indexed=("lines.md", "links.md"),
         found=(("bottom", "lines.md"),),
     ),
+    # bodies the parser once took minutes or hours on (quadratic scans); each must parse
+    # in linear time (tests/test_parser_bounded.py has them at full size)
+    Case(
+        "bracket-floods",
+        "sizes",
+        files(
+            {
+                "double.md": "[[" * 50_000 + " needle [[Real]]\n",
+                "open.md": "[" * 200_000 + " lantern\n",
+                "then-link.md": "[" * 30_000 + " marigold [x](double.md) [[Real]]\n",
+            }
+        ),
+        indexed=("double.md", "open.md", "then-link.md"),
+        found=(("needle", "double.md"), ("lantern", "open.md"), ("marigold", "then-link.md")),
+        reported=(("then-link.md", "markdown links"),),
+    ),
+    Case(
+        "headings-and-ticks",
+        "sizes",
+        files(
+            {
+                "headings.md": "".join(f"## Part {i}\nline\n" for i in range(20_000)),
+                "ticks.md": "".join("`" * k + " " for k in range(2, 700)) + "%% x %% wombat\n",
+            }
+        ),
+        indexed=("headings.md", "ticks.md"),
+        found=(("wombat", "ticks.md"),),
+    ),
     Case(
         "unclosed-front-matter",
         "sizes",

@@ -5,6 +5,7 @@ status line tells the index's state."""
 
 from __future__ import annotations
 
+import datetime as dt
 import stat
 import string
 import sys
@@ -323,3 +324,24 @@ async def test_the_status_line_shows_the_index(app: VaultmemApp, vault_dir: Path
         await wait_until(pilot, lambda: "reindexing…" in shown() or app.reindexing is False, shown)
         await wait_until(pilot, lambda: f"index: {notes + 1} notes · updated" in shown(), shown)
         assert "pending" not in shown() and "reindexing" not in shown()
+
+
+async def test_the_status_line_says_when_notes_were_skipped(
+    app: VaultmemApp, vault_dir: Path
+) -> None:
+    """Issue 15: a note that cannot be read or parsed is reported by doctor, the TUI and
+    MCP; the app said nothing of the notes it could not show."""
+    now = dt.datetime(2026, 11, 30, 15, 0)
+    assert IndexState(3, None, skipped=2, warned=1).describe(now) == (
+        "index: 3 notes · 2 skipped, 1 with warnings (vaultmem doctor)"
+    )
+    (vault_dir / "binary.md").write_bytes(b"\x00\x01" * 50)
+    (vault_dir / "broken.md").write_text("---\ndate: 2026-02-30\n---\nbody\n", encoding="utf-8")
+    async with app.run_test(size=(100, 30)) as pilot:
+        status = app.screen.query_one(IndexStatus)
+
+        def shown() -> str:
+            return str(status.render())
+
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "1 skipped, 1 with warnings" in shown(), shown)

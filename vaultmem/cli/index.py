@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import signal
 import sys
 import threading
@@ -18,6 +19,14 @@ from vaultmem.config import config_path
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import Freshness
 from vaultmem.vault import Stats, Vault
+
+MAX_WAIT = 86_400.0  # a day; FloatRange refuses inf with it (and not nan: see below)
+
+
+def _finite_seconds(value: float) -> float:
+    if math.isnan(value):  # no comparison holds for nan, so FloatRange lets it through
+        raise click.BadParameter(f"{value} is not a number of seconds (0 to {MAX_WAIT:g})")
+    return value
 
 
 def register_commands(cli: click.Group) -> None:
@@ -63,7 +72,8 @@ def init(obj: Ctx) -> None:
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch.")
 @click.option(
     "--wait",
-    type=float,
+    type=click.FloatRange(min=0, max=MAX_WAIT),
+    callback=lambda _ctx, _param, value: _finite_seconds(value),
     default=60.0,
     show_default=True,
     metavar="SECONDS",
@@ -251,7 +261,9 @@ def ago(seconds: float) -> str:
 
 @click.command()
 @json_option("the report")
-@click.option("--limit", type=int, default=20, show_default=True, help="Rows per section.")
+@click.option(
+    "--limit", type=click.IntRange(min=0), default=20, show_default=True, help="Rows per section."
+)
 @click.pass_obj
 def doctor(obj: Ctx, as_json: bool, limit: int) -> None:
     """Parse warnings, skipped files, ambiguous and alias-fixable links, index health."""
@@ -277,13 +289,15 @@ def doctor(obj: Ctx, as_json: bool, limit: int) -> None:
                 "links to a missing heading or block",
                 [f"{x.src_path}:{x.line} {x.written}: {x.detail}" for x in report.missing_anchors],
             ),
-            ("index", list(report.index_problems) or ["ok"]),
+            ("index", list(report.index_problems)),
         ]
         for title, rows in sections:
-            click.echo(click.style(f"{title} ({len(rows) if rows != ['ok'] else 0})", bold=True))
+            click.echo(click.style(f"{title} ({len(rows)})", bold=True))
             for row in rows[:limit]:
                 click.echo("  " + row)
             if len(rows) > limit:
                 click.echo(f"  … {len(rows) - limit} more (--limit)")
+            if title == "index" and not rows:
+                click.echo("  ok")
     if not report.healthy:
         sys.exit(1)

@@ -10,7 +10,7 @@ import click
 
 from vaultmem import dialect
 from vaultmem.cli.context import Ctx, emit_json, highlight, json_option
-from vaultmem.dates import SINCE_HELP, since_day
+from vaultmem.dates import SINCE_HELP, no_such_day, since_day
 from vaultmem.search import MODES, Mode
 from vaultmem.vault import NoteInfo, SearchResult
 
@@ -113,7 +113,10 @@ def search(
     if since_text is not None:
         since = since_day(since_text, dt.date.today())
         if since is None:
-            raise click.BadParameter(f"{since_text!r}: give {SINCE_HELP}", param_hint="--since")
+            why = no_such_day(since_text)
+            raise click.BadParameter(
+                why or f"{since_text!r}: give {SINCE_HELP}", param_hint="--since"
+            )
     vault = obj.vault
     queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else iter([query])
     told: set[str] = set()

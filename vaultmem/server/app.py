@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import anyio
+import mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp_types import Resource
+from pydantic import ValidationError
 
 from vaultmem import __version__
 from vaultmem.server.runner import Runner
@@ -63,6 +68,45 @@ class VaultServer(MCPServer[Any]):
                 )
             )
         return listed
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdin/stdout as the SDK does, but answer a line that is not a JSON-RPC
+        message (not JSON, a lone surrogate, nesting too deep) with a JSON-RPC error: the SDK
+        drops it without a word, and the client waits for an answer forever."""
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+            async def answer_malformed() -> None:
+                async with send:
+                    async for item in read_stream:
+                        if isinstance(item, Exception):
+                            await write_stream.send(SessionMessage(malformed_reply(item)))
+                        else:
+                            await send.send(item)
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_malformed)
+                await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+
+
+def malformed_reply(problem: Exception) -> mcp_types.JSONRPCError:
+    """The JSON-RPC error for a line the transport could not read as a message: a parse error
+    when it is not JSON, else an invalid request (its id unknown, so null, as JSON-RPC says)."""
+    not_json = isinstance(problem, ValidationError) and any(
+        e["type"] == "json_invalid" for e in problem.errors()
+    )
+    code, what = (
+        (mcp_types.PARSE_ERROR, "Parse error: the line is not JSON")
+        if not_json
+        else (mcp_types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
+    )
+    errors = problem.errors() if isinstance(problem, ValidationError) else []
+    detail = str(errors[0]["msg"]) if errors else str(problem)
+    message = what + (f" ({detail[:200]})" if detail else "")
+    return mcp_types.JSONRPCError(
+        jsonrpc="2.0", id=None, error=mcp_types.ErrorData(code=code, message=message)
+    )
 
 
 def build_server(vault: Vault, live: Live | None = None) -> VaultServer:

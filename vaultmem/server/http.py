@@ -73,8 +73,11 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # Host names (and an Origin's scheme and host) are case-insensitive: `LOCALHOST:8848`
+        # is this server, and the SDK's own check behind this gate compares them as written
+        scope = {**scope, "headers": [_lowered(k, v) for k, v in scope["headers"]]}
         request = Request(scope)
-        host = request.headers.get("host", "").lower()
+        host = request.headers.get("host", "")
         if host not in self.hosts:
             await _refuse(421, f"unexpected Host header {host!r}")(scope, receive, send)
             return
@@ -93,6 +96,10 @@ class Gate:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _lowered(name: bytes, value: bytes) -> tuple[bytes, bytes]:
+    return (name, value.lower()) if name.lower() in (b"host", b"origin") else (name, value)
 
 
 def _refuse(status: int, message: str) -> Response:

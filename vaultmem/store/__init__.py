@@ -78,15 +78,20 @@ from vaultmem.store.notes import (
     update_stat,
 )
 from vaultmem.store.schema import (
+    APPLICATION_ID,
     SCHEMA_VERSION,
     Connection,
     DatabaseError,
+    DataError,
     Error,
+    IntegrityError,
+    InterfaceError,
     OperationalError,
     check_schema,
     checkpoint,
     connect,
     create,
+    index_error,
     is_index,
     open_existing,
     reset,
@@ -104,6 +109,7 @@ from vaultmem.store.status import (
     quick_check,
     replace_skipped,
     skipped_files,
+    skipped_reason,
     update_skipped,
 )
 from vaultmem.store.text import (
@@ -138,6 +144,7 @@ from vaultmem.store.vectors import (
 )
 
 __all__ = [
+    "APPLICATION_ID",
     "FTS_WEIGHTS",
     "SCHEMA_VERSION",
     "Anchors",
@@ -146,6 +153,7 @@ __all__ = [
     "ChunkRow",
     "ChunkText",
     "Connection",
+    "DataError",
     "DatabaseError",
     "DecayingNote",
     "Error",
@@ -156,6 +164,8 @@ __all__ = [
     "GraphRows",
     "HeadingInfo",
     "IndexCounts",
+    "IntegrityError",
+    "InterfaceError",
     "LinkCounts",
     "LinkResolution",
     "LinkRow",
@@ -211,6 +221,7 @@ __all__ = [
     "has_vectors",
     "headings_of",
     "index_counts",
+    "index_error",
     "insert_attachment",
     "insert_note",
     "is_file",
@@ -248,6 +259,7 @@ __all__ = [
     "shared_labels",
     "shared_note_keys",
     "skipped_files",
+    "skipped_reason",
     "snippets",
     "store_vectors",
     "tag_counts",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from vaultmem.store.schema import Connection
+from vaultmem.store.schema import Connection, snapshot
 
 
 class GraphRows(NamedTuple):
@@ -26,18 +26,20 @@ class SharedLabel:
 
 
 def graph_rows(conn: Connection) -> GraphRows:
-    """Everything the link graph is built from, in three queries."""
-    return GraphRows(
-        conn.execute("SELECT path, kind, title FROM notes ORDER BY path").fetchall(),
-        conn.execute(
-            "SELECT n.path, t.tag FROM tags t JOIN notes n ON n.id = t.note_id"
-            " WHERE t.direct = 1 ORDER BY n.path, t.rowid"
-        ).fetchall(),
-        conn.execute(
-            "SELECT n.path, l.dst_path, l.target_key, l.target, l.relation, l.embed"
-            " FROM links l JOIN notes n ON n.id = l.src_id ORDER BY n.path, l.line, l.id"
-        ).fetchall(),
-    )
+    """Everything the link graph is built from, in three queries that see one state of the
+    index (a reindex committing between them gave links from notes not yet read)."""
+    with snapshot(conn):
+        return GraphRows(
+            conn.execute("SELECT path, kind, title FROM notes ORDER BY path").fetchall(),
+            conn.execute(
+                "SELECT n.path, t.tag FROM tags t JOIN notes n ON n.id = t.note_id"
+                " WHERE t.direct = 1 ORDER BY n.path, t.rowid"
+            ).fetchall(),
+            conn.execute(
+                "SELECT n.path, l.dst_path, l.target_key, l.target, l.relation, l.embed"
+                " FROM links l JOIN notes n ON n.id = l.src_id ORDER BY n.path, l.line, l.id"
+            ).fetchall(),
+        )
 
 
 def shared_labels(conn: Connection, max_notes: int) -> list[SharedLabel]:

@@ -11,10 +11,17 @@ from typing import TYPE_CHECKING, Any
 import sqlean as sqlite3  # one driver for every connection: it can load sqlite-vec anywhere
 import sqlite_vec
 
-from vaultmem.errors import NoIndex, SchemaMismatch
+from vaultmem.errors import IndexBusy, IndexDamaged, NoIndex, SchemaMismatch, VaultmemError
 
 SCHEMA_VERSION = 2
+# In the SQLite header of every index vaultmem makes ("vmem"): how a full reindex knows a
+# file is its own to replace, even when its pages are damaged past reading.
+APPLICATION_ID = 0x766D656D
+_HEADER = b"SQLite format 3\x00"
 OperationalError = sqlite3.OperationalError
+IntegrityError = sqlite3.IntegrityError
+InterfaceError = sqlite3.InterfaceError
+DataError = sqlite3.DataError
 Error = sqlite3.Error
 DatabaseError = sqlite3.DatabaseError
 if TYPE_CHECKING:  # sqlean mirrors the stdlib API, whose types mypy knows
@@ -141,6 +148,7 @@ def create(path: Path) -> Connection:
     # One script in one transaction: a crash leaves no half-made schema behind.
     conn.executescript(
         "BEGIN;"
+        + f"PRAGMA application_id = {APPLICATION_ID};"
         + _SCHEMA
         + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
         + f" ('created_at', '{time.time()}');"
@@ -150,10 +158,26 @@ def create(path: Path) -> Connection:
 
 
 def is_index(path: Path) -> bool:
-    """Whether `path` holds a vaultmem index of any schema version (safe to replace)."""
+    """Whether `path` holds an index vaultmem made, of any schema version, readable or not
+    (then it is safe to replace): vaultmem's id in its SQLite header, or, for an index made
+    before the id, vaultmem's own tables. An empty file counts (nothing is lost)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return False
+    if not header:
+        return True
+    if not header.startswith(_HEADER):
+        return False
+    if len(header) == 100 and int.from_bytes(header[68:72], "big") == APPLICATION_ID:
+        return True
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not {"meta", "notes", "links", "dirty_keys"} <= tables:
+                return False
             return bool(conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone())
         finally:
             conn.close()
@@ -162,28 +186,73 @@ def is_index(path: Path) -> bool:
 
 
 def reset(conn: Connection) -> None:
-    """Empty the index in place, in one transaction: readers keep seeing the old index until
-    the empty one commits, never a missing or half-made file. The generation counter carries
-    on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    after = int(row[0] if row else 0) + 1
-    objects = conn.execute(
-        "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
-        " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
-    ).fetchall()
-    drops = "".join(f'DROP TABLE IF EXISTS "{name}";' for name, _ in objects)
-    conn.executescript(
-        "BEGIN;"
-        + drops
-        + _SCHEMA
-        + f"INSERT INTO meta(key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
-        + f" ('created_at', '{time.time()}'), ('generation', '{after}');"
-        + "COMMIT;"
-    )
+    """Empty the index in place, in the transaction under way (a full reindex runs in one,
+    so readers keep the whole old index until the whole new one commits, never an empty or
+    half-made one), else in one of its own. The generation counter carries on, so caches
+    keyed by it (vector matrix, clusters) never mistake the new index for old."""
+    with transaction(conn):
+        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        after = int(row[0] if row else 0) + 1
+        objects = conn.execute(
+            "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+            " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
+        ).fetchall()
+        for name, _ in objects:
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        for statement in _statements(_SCHEMA):
+            conn.execute(statement)
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?)",
+            [
+                ("schema_version", str(SCHEMA_VERSION)),
+                ("created_at", str(time.time())),
+                ("generation", str(after)),
+            ],
+        )
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a script of ours (no `;` inside a statement or a comment)."""
+    lines = (line.split("--", 1)[0] for line in script.splitlines())
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+# What SQLite says when the index file, not the statement, is at fault.
+_FILE_TROUBLE = (
+    "malformed",
+    "not a database",
+    "no such table",
+    "no such column",
+    "disk i/o",
+    "unable to open",
+    "readonly",
+    "database or disk is full",
+    "corrupt",
+)
+
+
+def index_error(exc: Exception, path: Path) -> VaultmemError | None:
+    """What a person is told when SQLite fails on the index at `path` (damaged pages, a busy
+    file, a full disk), or None when the error is a bug of vaultmem's own SQL."""
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return IndexBusy(
+            f"the index at {path} is busy ({text}): another process is writing it; try again"
+        )
+    if type(exc) is DatabaseError or any(t in lowered for t in _FILE_TROUBLE):
+        return IndexDamaged(
+            f"the index at {path} cannot be read ({text}): run `vaultmem reindex --full` to"
+            " rebuild it (the notes are safe: the index is derived from them)"
+        )
+    return None
 
 
 def open_existing(path: Path) -> Connection:
     """Open an index for reading, checking its schema version."""
+    if path.is_dir():
+        raise IndexDamaged(f"the index path {path} is a folder, not a file: pass --index FILE")
     if not path.exists():
         raise NoIndex(f"no index at {path} yet: run `vaultmem reindex`")
     conn = connect(path)
@@ -209,7 +278,18 @@ def check_schema(conn: Connection, path: Path) -> None:
 
 @contextmanager
 def transaction(conn: Connection) -> Iterator[None]:
-    """One write transaction (taken at once: two writers queue instead of deadlocking)."""
+    """One write transaction (taken at once: two writers queue instead of deadlocking); a
+    savepoint inside one already under way (a full reindex is one transaction)."""
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK TO part")
+            conn.execute("RELEASE part")
+            raise
+        conn.execute("RELEASE part")
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -219,9 +299,26 @@ def transaction(conn: Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
+@contextmanager
+def snapshot(conn: Connection) -> Iterator[None]:
+    """Several reads that see one state of the index, even while a reindex commits between
+    them (a read transaction: WAL keeps its snapshot until it ends). Inside a transaction
+    already under way, that one."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
 def checkpoint(conn: Connection) -> None:
-    """Fold the write-ahead log back into the index file, without waiting for readers."""
-    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    """Fold the write-ahead log back into the index file, without waiting for readers (not
+    inside a transaction: after the full reindex's one commits)."""
+    if not conn.in_transaction:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 def scalar(conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:

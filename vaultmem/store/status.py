@@ -103,6 +103,16 @@ def skipped_files(conn: Connection) -> list[Skipped]:
     return [Skipped(*r) for r in rows]
 
 
+def skipped_reason(conn: Connection, path: str) -> str | None:
+    """Why the last reindex skipped the file at `path` (case-insensitively), or None."""
+    row = conn.execute(
+        "SELECT reason FROM skipped WHERE lower(path) IN (lower(?), lower(?) || '.md')"
+        " ORDER BY path LIMIT 1",
+        (path, path),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def replace_skipped(conn: Connection, skipped: dict[str, str]) -> None:
     conn.execute("DELETE FROM skipped")
     conn.executemany("INSERT INTO skipped(path, reason) VALUES (?, ?)", sorted(skipped.items()))

@@ -175,11 +175,23 @@ class VaultmemApp(App[None]):
             figures = self.vault.stats()
         except VaultmemError:
             return  # the screens say what is wrong with the index
-        self.call_from_thread(self._index_read, figures.notes, figures.last_reindex)
+        self.call_from_thread(
+            self._index_read,
+            figures.notes,
+            figures.last_reindex,
+            figures.skipped,
+            figures.notes_with_warnings,
+        )
 
-    def _index_read(self, notes: int, last_reindex: float | None) -> None:
+    def _index_read(
+        self, notes: int, last_reindex: float | None, skipped: int = 0, warned: int = 0
+    ) -> None:
         self.index_state = dataclasses.replace(
-            self.index_state, notes=notes, last_reindex=last_reindex
+            self.index_state,
+            notes=notes,
+            last_reindex=last_reindex,
+            skipped=skipped,
+            warned=warned,
         )
 
     def _index_busy(self, pending: bool | None = None, reindexing: bool | None = None) -> None:

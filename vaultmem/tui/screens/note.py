@@ -272,7 +272,12 @@ class NoteScreen(Screen[None]):
     def action_edit(self) -> None:
         if self.gone:
             return
-        command = editor_command(self.vaultmem.vault.root / self.path, os.environ)
+        try:  # the file as named on disk: macOS writes names in NFD, the index in NFC
+            file = self.vaultmem.vault.note_file(self.path)
+        except VaultmemError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        command = editor_command(file, os.environ)
         try:
             with self.app.suspend():
                 subprocess.run(command, check=False)

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 
-from vaultmem.dates import SINCE_HELP, since_day
+from vaultmem.dates import SINCE_HELP, no_such_day, since_day
 from vaultmem.errors import VaultmemError
 from vaultmem.search import MODES, Mode, SearchResult
 from vaultmem.tui.widgets.hit_list import HitList, heading_trail
@@ -154,10 +154,11 @@ class SearchScreen(Screen[None]):
 
     def request(self) -> SearchRequest | str:
         """The request the inputs describe now, or why they describe none."""
+        since_text = self.query_one("#since", Input).value
         try:
-            since = parse_since(self.query_one("#since", Input).value)
+            since = parse_since(since_text)
         except ValueError:
-            return f"since: {SINCE_HELP}"
+            return f"since: {no_such_day(since_text) or SINCE_HELP}"
         tag = self.query_one("#tag", Input).value.strip().lstrip("#") or None
         folder = self.query_one("#folder", Input).value.strip().strip("/") or None
         query = self.query_one("#query", Input).value

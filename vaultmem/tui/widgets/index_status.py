@@ -1,5 +1,6 @@
 """The index at a glance, for the status line: how many notes, when it was last brought up to
-date, and whether changes on disk are waiting for (or in) a reindex."""
+date, how many files were skipped or indexed with warnings, and whether changes on disk are
+waiting for (or in) a reindex."""
 
 from __future__ import annotations
 
@@ -17,9 +18,12 @@ class IndexState:
     last_reindex: float | None = None  # epoch seconds
     pending: bool = False  # files changed on disk since the last reindex
     reindexing: bool = False
+    skipped: int = 0  # files the last reindex could not read
+    warned: int = 0  # notes indexed with a warning (broken front matter, another encoding)
 
     def describe(self, now: dt.datetime | None = None, times: bool = True) -> str:
-        """ "index: 43 notes · updated 10:41", "… · reindexing…", "… · changes pending"."""
+        """ "index: 43 notes · updated 10:41", "… · reindexing…", "… · changes pending",
+        "… · 2 skipped, 1 with warnings (vaultmem doctor)"."""
         if self.notes is None:
             return "index: reading…"
         parts = [f"index: {self.notes:,} note{'s' * (self.notes != 1)}"]
@@ -28,6 +32,10 @@ class IndexState:
             today = (now or dt.datetime.now()).date()
             shown = when.strftime("%H:%M") if when.date() == today else when.strftime("%b %d")
             parts.append(f"updated {shown}")
+        problems = [f"{self.skipped:,} skipped"] * bool(self.skipped)
+        problems += [f"{self.warned:,} with warnings"] * bool(self.warned)
+        if problems:  # notes that are not (wholly) in the index: doctor says which and why
+            parts.append(", ".join(problems) + " (vaultmem doctor)")
         if self.reindexing:
             parts.append("reindexing…")
         elif self.pending:
