@@ -49,6 +49,7 @@ class EntityFacts:
     path: str
     title: str
     facts: tuple[fc.Fact, ...]
+    digest: str | None = None  # the indexed revision: a write's precondition
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,8 @@ class Memory:
         path = self.entity(ref)
         rows = store.facts_of(self._conn, [path], check_key(key) if key else None)
         title = store.title_of(self._conn, path) or path
-        return EntityFacts(path, title, tuple(r.fact for r in rows))
+        digest = store.note_digest(self._conn, path)
+        return EntityFacts(path, title, tuple(r.fact for r in rows), digest)
 
     def fact_history(self, ref: str, key: str) -> EntityFacts:
         """The fact `key` of an entity with its `was::` history (newest first)."""
@@ -516,11 +518,14 @@ class Memory:
             "added",
         )
 
-    def plan_resolve(self, ref: str, today: dt.date) -> PlannedWrite:
+    def plan_resolve(self, ref: str, today: dt.date, digest: str | None = None) -> PlannedWrite:
         """`loop resolve` planned: the loop REF names (an id, or text matching one loop) found
-        again in its note as it is now, and checked there with today's date."""
+        again in its note as it is now, and checked there with today's date. `digest`: the
+        revision of the note the caller read."""
         loop = lp.match(ref, self.all_loops())
         source = self._read(loop.path)
+        if digest is not None and source.digest != digest:
+            raise edit_changed(loop.path)
         edit_ = lp.plan_resolve(_texts(source), loop, today)  # LoopChanged when it moved on
         number = edit_.start + 1
         try:
@@ -596,9 +601,11 @@ class Memory:
         """Append an open loop to a note (see plan_loop)."""
         return self._write(self.plan_loop(text, note, due=due, priority=priority))
 
-    def resolve_loop(self, ref: str, *, today: dt.date | None = None) -> Written:
+    def resolve_loop(
+        self, ref: str, *, today: dt.date | None = None, digest: str | None = None
+    ) -> Written:
         """Check the loop REF names in place with its completion date (see plan_resolve)."""
-        return self._write(self.plan_resolve(ref, today or dt.date.today()))
+        return self._write(self.plan_resolve(ref, today or dt.date.today(), digest))
 
     def _write(self, plan: PlannedWrite) -> Written:
         if plan.change is None:
