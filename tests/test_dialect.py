@@ -96,6 +96,7 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["heat pump", "--budget", "300"],
     ],
     "gate": [["what did Maya say about the tariff bands?", "--now", "2026-11-30"]],
+    "salience": [["--top", "5", "--now", "2026-11-30"]],
 }
 # Commands that print no JSON, and why.
 NO_JSON = {

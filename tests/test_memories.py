@@ -127,10 +127,11 @@ def test_entity_that_is_a_folder_or_ambiguous(vault: Vault, make_vault: MakeVaul
 
 
 def test_current_value_outranks_history_yet_history_is_found(make_vault: MakeVault) -> None:
+    fact = "# {}\n\n## Facts\n- employer:: {}\n    - was:: {} (until 2025-01-01)\n"
     v = make_vault(
         {
-            "Old.md": "# Old\n\n## Facts\n- employer:: Heatwise\n    - was:: Zephyrcorp (until 2025-01-01)\n",
-            "Now.md": "# Now\n\n## Facts\n- employer:: Zephyrcorp\n    - was:: Heatwise (until 2025-01-01)\n",
+            "Old.md": fact.format("Old", "Heatwise", "Zephyrcorp"),
+            "Now.md": fact.format("Now", "Zephyrcorp", "Heatwise"),
         }
     )
     v.reindex(embed=False)

@@ -25,6 +25,7 @@ from vaultmem.memory import facts as fc
 from vaultmem.memory import gate as gt
 from vaultmem.memory import loops as lp
 from vaultmem.memory import recall as rc
+from vaultmem.memory import salience as sl
 from vaultmem.memory.errors import LoopChanged, Refused
 from vaultmem.memory.lines import LineEdit
 from vaultmem.memory.mentions import EntityName, NameIndex, fold
@@ -378,6 +379,38 @@ class Memory:
             budget=budget,
         )
         return GateResult(decision, context, notice, verdict_llm)
+
+    # ---- salience
+
+    def salience(self, now: dt.datetime, top: int = 20) -> list[sl.Salient]:
+        """Notes and facts that deserve a look: importance (links in, centrality as the share
+        of the most linked note's degree, open loops, facts) × staleness; expired notes are
+        prune's, not listed."""
+        G = self._vault.graph()
+        loops: dict[str, int] = {}
+        for x in self.all_loops():
+            loops[x.path] = loops.get(x.path, 0) + 1
+        facts = [r for r in store.all_facts(self._conn) if r.fact.form != "property"]
+        per_note: dict[str, int] = {}
+        for r in facts:
+            per_note[r.path] = per_note.get(r.path, 0) + 1
+        notes = []
+        for n in store.note_summaries(self._conn):
+            inlinks = len({src for src, _ in G.in_edges(n.path)}) if n.path in G else 0
+            degree = G.degree(n.path) if n.path in G else 0
+            notes.append(
+                sl.NoteSignals(
+                    n.path,
+                    n.title,
+                    inlinks,
+                    float(degree),
+                    dt.datetime.fromtimestamp(n.mtime, dt.UTC),
+                    loops.get(n.path, 0),
+                    per_note.get(n.path, 0),
+                )
+            )
+        signals = [sl.FactSignals(r.path, r.fact.key, r.fact.value, r.fact.changed) for r in facts]
+        return sl.rank(notes, signals, now, top=top, skip=self.expired_paths(now))
 
     # ---- decay
 

@@ -29,6 +29,7 @@ def register_commands(cli: click.Group) -> None:
         cli.add_command(command)
     cli.add_command(recall_cmd)
     cli.add_command(gate_cmd)
+    cli.add_command(salience_cmd)
 
 
 # --------------------------------------------------------------------------- time options
@@ -431,3 +432,22 @@ def gate_cmd(
             click.echo(result.context.text)
         click.echo(f"{result.decision.verdict}: {'; '.join(result.decision.reasons)}", err=True)
     sys.exit(result.decision.exit_code)
+
+
+# --------------------------------------------------------------------------- salience
+
+
+@click.command("salience")
+@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@now_option
+@json_option("the notes and facts, with their reasons")
+@click.pass_obj
+def salience_cmd(obj: Ctx, top: int, now_text: str | None, as_json: bool) -> None:
+    """Notes and facts that deserve a look: importance (links in, centrality, open loops,
+    facts) × staleness (how long since they changed)."""
+    found = obj.vault.memory.salience(now_of(now_text), top)
+    if as_json:
+        emit_json(dialect.salience(found))
+        return
+    for s in found:
+        click.echo(f"{s.score:6.2f}  {s.label}  ({', '.join(s.reasons)})  [{s.path}]")

@@ -15,6 +15,7 @@ from vaultmem.memory import episodes as ep
 from vaultmem.memory import facts as fc
 from vaultmem.memory import loops as lp
 from vaultmem.memory import recall as rc
+from vaultmem.memory import salience as sl
 from vaultmem.model import title_of
 
 
@@ -318,4 +319,44 @@ def written(w: Written) -> WrittenOut:
         "block": p.block,
         "message": p.message,
         "touched": [note(t) for t in w.touched],
+    }
+
+
+# --------------------------------------------------------------------------- salience
+
+
+class SalientOut(TypedDict):
+    kind: str  # note or fact
+    path: str
+    title: str
+    label: str  # the note's title, or "title: key = value"
+    score: float
+    importance: float
+    staleness: float
+    days: int  # since it changed
+    reasons: list[str]
+
+
+class SalienceOut(TypedDict):
+    total: int
+    salient: list[SalientOut]
+
+
+def salience(found: Sequence[sl.Salient]) -> SalienceOut:
+    return {
+        "total": len(found),
+        "salient": [
+            {
+                "kind": s.kind,
+                "path": s.path,
+                "title": title_of(s.path),
+                "label": s.label,
+                "score": s.score,
+                "importance": s.importance,
+                "staleness": s.staleness,
+                "days": s.days,
+                "reasons": list(s.reasons),
+            }
+            for s in found
+        ],
     }
