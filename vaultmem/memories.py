@@ -12,7 +12,7 @@ import datetime as dt
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
@@ -251,7 +251,9 @@ class Memory:
             by_note.setdefault(t.path, []).append(t)
         out: list[lp.Loop] = []
         for path, rows in by_note.items():
-            out += lp.loops_from(path, [r.task for r in rows], _day(rows[0].date))
+            details = {r.task.line: r.detail for r in rows}
+            for x in lp.loops_from(path, [r.task for r in rows], _day(rows[0].date)):
+                out.append(replace(x, detail=details.get(x.line, "")) if details[x.line] else x)
         return out
 
     def loops(
