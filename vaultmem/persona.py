@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 from vaultmem import store
 from vaultmem.edits import create_file
 from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
-from vaultmem.memory.loops import rank as rank_loops
+from vaultmem.memory.loops import PRIORITY_SCORE
 from vaultmem.parser import (
     is_lone_embed,
     linked_name,
@@ -372,7 +372,7 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
     now = dt.datetime.now(dt.UTC)
     expired = vault.memory.expired_paths(now)
     members = [m for m in _working_set(vault, info) if m.path not in expired]
-    loops = _open_loops(vault, info, [m.path for m in members], now.date())
+    loops = _open_loops(vault, info, [m.path for m in members])
     if loops and not packer.add("loops", info.path, None, loops)[1]:
         packer.left_out.append(info.path)
 
@@ -421,7 +421,7 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
     return sorted(members.values(), key=_Member.rank)
 
 
-def _open_loops(vault: Vault, info: PersonaInfo, members: list[str], today: dt.date) -> list[_Item]:
+def _open_loops(vault: Vault, info: PersonaInfo, members: list[str]) -> list[_Item]:
     """The open loops in the persona note or its working set, or linking the persona."""
     mine = {info.path, *members}
     names = {info.slug.casefold(), _title(info.path).casefold()}
@@ -430,9 +430,12 @@ def _open_loops(vault: Vault, info: PersonaInfo, members: list[str], today: dt.d
         for x in vault.memory.all_loops()
         if x.path in mine or names & {_link_name(t) for t in x.links}
     ]
+    # by due date, then priority: an order that does not move with the clock, so the same
+    # vault loads the same bytes on any day (prompt caches keep working)
+    far = dt.date.max
+    chosen.sort(key=lambda x: (x.due or far, -PRIORITY_SCORE[x.priority], x.path, x.line))
     out: list[_Item] = []
-    for ranked in rank_loops(chosen, today)[:MAX_LOOPS]:
-        x = ranked.loop
+    for x in chosen[:MAX_LOOPS]:
         due = f" 📅 {x.due.isoformat()}" if x.due else ""
         text = f"- [ ] {x.title}{due} ({x.path}:{x.line}, {x.id})"
         out.append((text, _norm(x.title) if _worth_dedup(_norm(x.title)) else None, None))
