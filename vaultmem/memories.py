@@ -427,8 +427,8 @@ class Memory:
         return out
 
     def _read(self, path: str) -> edit.NoteSource:
-        """A note read for editing (its bytes once, their digest)."""
-        return edit.read_note(self._vault.root, path, max_bytes=self._vault.config.max_file_bytes)
+        """A note read for editing (its bytes once, their digest), through the write path."""
+        return self._vault.read_for_edit(path)
 
     # ---- writes (planned against the note as read; applied by the one write path)
 
@@ -645,7 +645,7 @@ class Memory:
     def _write(self, plan: PlannedWrite) -> Written:
         if plan.change is None:
             return Written(plan, ())
-        applied = self._vault.apply(plan.change)  # type: ignore[attr-defined]
+        applied = self._vault.apply(plan.change)
         return Written(plan, tuple(applied.touched))
 
 
