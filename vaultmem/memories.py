@@ -473,6 +473,8 @@ class Memory:
     def _plan_new_entity(
         self, entity: str, key: str, value: str, today: dt.date, source: str | None
     ) -> PlannedWrite:
+        if entity.strip() and (self._vault.root / entity.strip().strip("/")).is_dir():
+            self.entity(entity)  # raises: a folder is not an entity
         name = ep.safe_title(entity.strip().removesuffix(".md").rsplit("/", 1)[-1])
         if "/" in entity.strip().strip("/"):
             raise Refused(
