@@ -97,6 +97,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     ],
     "gate": [["what did Maya say about the tariff bands?", "--now", "2026-11-30"]],
     "salience": [["--top", "5", "--now", "2026-11-30"]],
+    "prune": [["--now", "2030-01-01"]],  # lists only: --yes would move the sample's notes
 }
 # Commands that print no JSON, and why.
 NO_JSON = {

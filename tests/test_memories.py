@@ -4,13 +4,16 @@ gate, and the planning of every memory write (nothing written here: see test_mem
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 
 import pytest
 
 from tests.conftest import MakeVault
+from tests.fake_model_server import FakeModelServer, unused_url
 from vaultmem import store
 from vaultmem.edit.text import Line
 from vaultmem.errors import ChangedOnDisk, NoteNotFound
+from vaultmem.llm import OllamaLLM
 from vaultmem.memories import apply_edits
 from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, Refused
 from vaultmem.memory.lines import LineEdit
@@ -318,3 +321,62 @@ def test_resolve_a_task_checked_in_obsidian_since_listing(vault: Vault) -> None:
     note.write_text(MAYA.replace("- [ ] Send", "- [x] Send"), encoding="utf-8")
     with pytest.raises(LoopChanged, match="already checked"):
         vault.memory.plan_resolve("tariff sheet", TODAY)  # the index still lists it open
+
+
+# --------------------------------------------------------------------------- the gate's model
+
+
+@pytest.fixture
+def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServer]:
+    with FakeModelServer() as fake:
+        monkeypatch.setenv("OLLAMA_URL", fake.url)
+        yield fake
+
+
+def test_the_gate_asks_a_model_and_follows_a_clear_answer(
+    vault: Vault, model: FakeModelServer
+) -> None:
+    model.reply = "NONE"
+    got = vault.memory.gate(
+        "what did we decide with Maya?", NOW, llm=OllamaLLM("llama3.2", model.url)
+    )
+    assert (got.llm, got.decision.verdict, got.notice) == ("no-memory", "no-memory", None)
+    assert got.decision.reasons[-1] == "the model says it needs no memory"
+    assert got.context is None  # the model said no: nothing searched or sent
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Well, it depends on MEMORY and on NONE of the above.",
+        '{"thoughts": "hmm"}',
+        "",
+        "x" * 2000,
+    ],
+    ids=["both-words", "json-without-verdict", "empty", "overlong"],
+)
+def test_a_nonsensical_model_falls_back_to_the_offline_gate(
+    vault: Vault, model: FakeModelServer, reply: str
+) -> None:
+    model.reply = reply
+    got = vault.memory.gate("hello there!", NOW, llm=OllamaLLM("llama3.2", model.url))
+    assert got.decision.verdict == "no-memory" and got.llm is None
+    assert got.notice is not None and "is not MEMORY or NONE" in got.notice
+    assert model.posts("/api/generate")  # it was asked
+
+
+def test_a_down_model_falls_back_to_the_offline_gate(vault: Vault) -> None:
+    got = vault.memory.gate("hi!", NOW, llm=OllamaLLM("m", unused_url()))
+    assert got.decision.verdict == "no-memory"
+    assert got.notice is not None and "could not answer" in got.notice
+
+
+def test_a_model_saying_memory_tips_an_undecided_message(
+    vault: Vault, model: FakeModelServer
+) -> None:
+    model.reply = "MEMORY"
+    plain = vault.memory.gate("what is a tariff sheet?", NOW)
+    asked = vault.memory.gate("what is a tariff sheet?", NOW, llm=OllamaLLM("llama3.2", model.url))
+    assert plain.decision.verdict == "no-memory"
+    assert asked.decision.verdict == "needs-memory" and asked.llm == "needs-memory"
+    assert asked.context is not None and "tariff sheet" in asked.context.text

@@ -5,6 +5,7 @@ once; then what each write does to the note and the index."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -307,3 +308,30 @@ def test_loop_add_refuses_bad_text(vault: Vault) -> None:
         with pytest.raises(Refused):
             vault.memory.add_loop(bad, "Maya")
     assert read(vault) == MAYA.encode()
+
+
+# --------------------------------------------------------------------------- prune
+
+
+def test_prune_lists_then_moves_expired_notes_to_the_trash(make_vault: MakeVault) -> None:
+    from tests.test_cli_memory import run
+
+    v = make_vault(
+        {
+            "Scratch.md": "---\ndecay: session\ndate: 2026-11-01\n---\nscratch\n",
+            "Keep.md": "---\ndecay: permanent\ndate: 2020-01-01\n---\nkeep\n",
+            "Plain.md": "plain\n",
+        }
+    )
+    v.reindex(embed=False)
+    listed = run(v, "prune", "--now", "2026-11-30")
+    assert listed.stdout == "Scratch.md  (session, expired 2026-11-02)\n"
+    assert (v.root / "Scratch.md").exists()
+    moved = run(v, "prune", "--yes", "--now", "2026-11-30", "--json")
+    data = json.loads(moved.stdout)
+    assert data["moved"] is True and [e["path"] for e in data["expired"]] == ["Scratch.md"]
+    assert not (v.root / "Scratch.md").exists()
+    assert (v.root / data["expired"][0]["trash_path"]).read_text() == (
+        "---\ndecay: session\ndate: 2026-11-01\n---\nscratch\n"
+    )
+    assert sorted(n.path for n in v.note_names()) == ["Keep.md", "Plain.md"]

@@ -34,6 +34,7 @@ from vaultmem.memory.values import check_key
 if TYPE_CHECKING:
     from vaultmem.llm import LLM
     from vaultmem.vault import Vault
+    from vaultmem.writer import Trashed
 
 DEFAULT_ENTITIES = "entities"
 RECALL_HITS = 10  # search hits recall blends in
@@ -348,8 +349,16 @@ class Memory:
                         f"the model's answer {shown!r} is not MEMORY or NONE;"
                         " the offline gate decided"
                     )
-        if verdict_llm == "no-memory":
-            return GateResult(first, None, notice, verdict_llm)
+        if verdict_llm == "no-memory":  # the model's clear answer decides: no search
+            said = gt.GateDecision(
+                "no-memory",
+                False,
+                first.score,
+                (*first.reasons, "the model says it needs no memory"),
+                first.entities,
+                first.query,
+            )
+            return GateResult(said, None, notice, verdict_llm)
         if not first.search and verdict_llm is None:
             return GateResult(first, None, notice)
         expired = self.expired_paths(now)
@@ -415,6 +424,26 @@ class Memory:
         return sl.rank(notes, signals, now, top=top, skip=self.expired_paths(now))
 
     # ---- decay
+
+    def expired(self, now: dt.datetime) -> list[tuple[str, sl.Expiry]]:
+        """Notes past their decay tier's lifetime at `now`, longest expired first."""
+        rows = store.decaying_notes(self._conn)
+        return sl.expired(
+            [
+                (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC))
+                for r in rows
+            ],
+            now,
+        )
+
+    def prune(self, now: dt.datetime) -> list[Trashed]:
+        """Move every expired note to `.trash/` (restorable: `vault.restore`). A note that
+        changed since the index read it is left where it is (ChangedOnDisk)."""
+        done = []
+        for path, _ in self.expired(now):
+            digest = store.note_digest(self._conn, path)
+            done.append(self._vault.trash(path, expected_digest=digest))
+        return done
 
     def expired_paths(self, now: dt.datetime) -> set[str]:
         """Notes past their decay tier's lifetime at `now` (they leave recall and personas)."""

@@ -30,6 +30,7 @@ def register_commands(cli: click.Group) -> None:
     cli.add_command(recall_cmd)
     cli.add_command(gate_cmd)
     cli.add_command(salience_cmd)
+    cli.add_command(prune_cmd)
 
 
 # --------------------------------------------------------------------------- time options
@@ -451,3 +452,36 @@ def salience_cmd(obj: Ctx, top: int, now_text: str | None, as_json: bool) -> Non
         return
     for s in found:
         click.echo(f"{s.score:6.2f}  {s.label}  ({', '.join(s.reasons)})  [{s.path}]")
+
+
+# --------------------------------------------------------------------------- prune
+
+
+@click.command("prune")
+@click.option("--yes", is_flag=True, help="Move them to .trash/ (else only list them).")
+@now_option
+@json_option("the expired notes (and where each went)")
+@click.pass_obj
+def prune_cmd(obj: Ctx, yes: bool, now_text: str | None, as_json: bool) -> None:
+    """Notes past their decay tier's lifetime (`decay:` in front matter), longest expired
+    first; with --yes, moved to .trash/ (restorable, purged after 30 days)."""
+    memory = obj.vault.memory
+    now = now_of(now_text)
+    found = memory.expired(now)
+    moved: list[str | None] | None = None
+    if yes and found:
+        moved = [t.entry.path for t in memory.prune(now)]
+    if as_json:
+        emit_json(dialect.prune(found, moved if yes else None))
+        return
+    for (path, e), there in zip(found, moved or [None] * len(found), strict=False):
+        when = e.expires.date().isoformat() if e.expires else "?"
+        shown = f"  -> {there}" if there else ""
+        click.echo(f"{path}  ({e.tier}, expired {when}){shown}")
+    if not found:
+        click.echo("no expired notes", err=True)
+    elif not yes:
+        click.echo(
+            f"{plural(len(found), 'note')} expired: `vaultmem prune --yes` moves them to .trash/",
+            err=True,
+        )

@@ -360,3 +360,40 @@ def salience(found: Sequence[sl.Salient]) -> SalienceOut:
             for s in found
         ],
     }
+
+
+# --------------------------------------------------------------------------- prune
+
+
+class PrunedOut(TypedDict):
+    path: str
+    title: str
+    tier: str
+    expired_at: str | None  # ISO 8601
+    trash_path: str | None  # where it went (vault path, in `.trash/`); null when listed
+
+
+class PruneOut(TypedDict):
+    total: int
+    moved: bool  # False: only listed (`prune --yes` moves them)
+    expired: list[PrunedOut]
+
+
+def prune(
+    found: Sequence[tuple[str, sl.Expiry]], trashed: Sequence[str | None] | None = None
+) -> PruneOut:
+    where = list(trashed) if trashed is not None else [None] * len(found)
+    return {
+        "total": len(found),
+        "moved": trashed is not None,
+        "expired": [
+            {
+                "path": path,
+                "title": title_of(path),
+                "tier": e.tier,
+                "expired_at": e.expires.isoformat() if e.expires else None,
+                "trash_path": there,
+            }
+            for (path, e), there in zip(found, where, strict=True)
+        ],
+    }
