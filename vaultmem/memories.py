@@ -33,11 +33,12 @@ from vaultmem.memory.values import check_key
 
 if TYPE_CHECKING:
     from vaultmem.llm import LLM
+    from vaultmem.search import Mode
     from vaultmem.vault import Vault
     from vaultmem.writer import Trashed
 
 DEFAULT_ENTITIES = "entities"
-RECALL_HITS = 10  # search hits recall blends in
+RECALL_DEPTH = 30  # search hits recall reorders by time (bench/memory_temporal.py chose it)
 GATE_HITS = 5
 
 
@@ -290,7 +291,7 @@ class Memory:
         if budget < 1:
             raise UsageError("--budget must be at least 1 character")
         expired = set() if include_expired else self.expired_paths(now)
-        hits = self._hits(message, now, RECALL_HITS, expired) if search else []
+        hits = self._hits(message, now, RECALL_DEPTH, expired, "hybrid") if search else []
         return rc.recall(
             message,
             now,
@@ -303,8 +304,13 @@ class Memory:
             budget=budget,
         )
 
-    def _hits(self, query: str, now: dt.datetime, limit: int, skip: set[str]) -> list[rc.RecallHit]:
-        found = self._vault.search(query, limit=limit + len(skip), mode="keyword", now=now)
+    def _hits(
+        self, query: str, now: dt.datetime, limit: int, skip: set[str], mode: Mode = "keyword"
+    ) -> list[rc.RecallHit]:
+        """Search hits as recall takes them: expired notes left out, each with its day and
+        whether it is an episode (hybrid for recall; keywords for the gate, which needs only
+        the best hit's strength and must stay fast)."""
+        found = self._vault.search(query, limit=limit + len(skip), mode=mode, now=now)
         hits = [h for h in found.hits if h.path not in skip][:limit]
         if not hits:
             return []
