@@ -7,6 +7,8 @@ import datetime as dt
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import MakeVault
 from tests.fake_model_server import FakeModelServer, unused_url
@@ -17,6 +19,7 @@ from vaultmem.llm import OllamaLLM
 from vaultmem.memories import apply_edits
 from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, Refused
 from vaultmem.memory.lines import LineEdit
+from vaultmem.memory.lines import apply as reference_apply
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
@@ -380,3 +383,44 @@ def test_a_model_saying_memory_tips_an_undecided_message(
     assert plain.decision.verdict == "no-memory"
     assert asked.decision.verdict == "needs-memory" and asked.llm == "needs-memory"
     assert asked.context is not None and "tariff sheet" in asked.context.text
+
+
+@given(
+    st.lists(st.text(alphabet="ab -[]:x", max_size=6), max_size=8),
+    st.lists(
+        st.tuples(
+            st.integers(0, 8),
+            st.integers(0, 2),
+            st.lists(st.text(alphabet="cd ", max_size=4), max_size=3),
+        ),
+        max_size=3,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_apply_edits_matches_the_cores_reference_semantics(
+    texts: list[str],
+    raw: list[tuple[int, int, list[str]]],
+    end: str,
+    final_newline: bool,
+) -> None:
+    """The editor's operations give the lines `memory.lines.apply` defines, with line ends."""
+    lines = tuple(Line(t, end) for t in texts)
+    if lines and not final_newline:
+        lines = (*lines[:-1], Line(lines[-1].text, ""))
+    edits: list[LineEdit] = []
+    taken = -1
+    for start, length, new in sorted(raw):
+        start = min(start, len(lines))
+        stop = min(start + length, len(lines))
+        if start <= taken or any(e.start == start for e in edits):
+            continue
+        edits.append(LineEdit(start, stop, tuple(new)))
+        taken = max(stop - 1, start)
+    got = apply_edits(lines, edits)
+    assert [line.text for line in got] == reference_apply(texts, edits)
+    want = end if lines else "\n"  # an empty note has no line end of its own: LF
+    assert all(line.end == want for line in got[:-1])
+    if got and lines:
+        assert (got[-1].end == "") == (not final_newline)

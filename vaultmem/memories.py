@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from vaultmem import edit, store
 from vaultmem.decay import expires_at
-from vaultmem.edit.text import Line, Lines, dominant_ending
+from vaultmem.edit.text import Line, Lines
 from vaultmem.errors import ChangedOnDisk, NoteNotFound, UsageError, VaultmemError
 from vaultmem.memory import episodes as ep
 from vaultmem.memory import facts as fc
@@ -92,21 +92,26 @@ class Written:
 
 
 def apply_edits(lines: Sequence[Line], edits: Sequence[LineEdit]) -> Lines:
-    """The memory core's line edits applied to the editor's lines: new lines take the note's
-    dominant ending, every other line keeps its own text and end (later edits first, so the
-    earlier ones' positions hold)."""
-    out = list(lines)
-    ending = dominant_ending(lines)
+    """The memory core's planned line edits carried out with the editor's operations
+    (`edit.replace_line`, `edit.insert_after`): new lines take the note's dominant ending, every
+    other line keeps its own text and end. Later edits go first, so earlier positions hold."""
+    out: Lines = tuple(lines)
     for e in sorted(edits, key=lambda x: (x.start, x.stop), reverse=True):
         if not 0 <= e.start <= e.stop <= len(out):
             raise Refused(f"a planned edit falls outside the note ({e.start}-{e.stop})")
-        added = [Line(t, ending) for t in e.lines]
-        if e.start == len(out) and out and not out[-1].end and added:
-            # appending after a last line without an end: it gets one, the new last has none
-            out[-1] = Line(out[-1].text, ending)
-            added[-1] = Line(added[-1].text, "")
-        out[e.start : e.stop] = added
-    return tuple(out)
+        common = min(e.stop - e.start, len(e.lines))
+        for k in range(common):
+            out = edit.replace_line(out, e.start + 1 + k, e.lines[k])
+        if len(e.lines) > common:
+            # one final line end only closes the last line, so a trailing blank line survives
+            out = edit.insert_after(out, e.start + common, "\n".join(e.lines[common:]) + "\n")
+        elif e.stop - e.start > common:
+            kept = out[: e.start + common]
+            if e.stop == len(out) and kept and not out[-1].end:
+                # the note's last line goes: the new last line keeps "no final line end"
+                kept = (*kept[:-1], Line(kept[-1].text, ""))
+            out = (*kept, *out[e.stop :])
+    return out
 
 
 def _texts(source: edit.NoteSource) -> list[str]:
