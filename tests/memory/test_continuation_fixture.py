@@ -5,7 +5,8 @@ needle must be a substring of one of the first six recalled lines (case-insensit
 rate must reach the fixture's `threshold` (0.85). The notes are tests/fixtures/memory/
 continuation (built from the fixture by build_continuation.py). This is the pure logic alone:
 no search hits are given, so a case passes only on names, cues and word overlap. The same
-cases are to run again through `Vault.recall` once it is wired to the index.
+cases run again below through `vault.memory.recall` over an index of the same notes (names,
+facts, loops and episodes from the index, and its search hits), as `vaultmem recall` runs.
 """
 
 from __future__ import annotations
