@@ -245,7 +245,7 @@ def test_apply_edits_keeps_line_ends_and_adds_the_dominant_one() -> None:
 
 
 def test_plan_fact_changes_the_value_and_keeps_history(vault: Vault) -> None:
-    plan = vault.memory.plan_fact("Maya", "home_city", "Hamburg", today=TODAY, source="chat")
+    plan = vault.memory.writer.plan_fact("Maya", "home_city", "Hamburg", today=TODAY, source="chat")
     assert plan.status == "changed" and plan.change is not None
     text = plan.change.data.decode()
     assert "- home_city:: Hamburg ^f-0002\n    - source:: chat\n" in text
@@ -254,7 +254,7 @@ def test_plan_fact_changes_the_value_and_keeps_history(vault: Vault) -> None:
 
 
 def test_plan_fact_same_value_plans_nothing(vault: Vault) -> None:
-    plan = vault.memory.plan_fact("Maya", "employer", "heatwise  gmbh.", today=TODAY)
+    plan = vault.memory.writer.plan_fact("Maya", "employer", "heatwise  gmbh.", today=TODAY)
     assert (plan.status, plan.change) == ("unchanged", None)
     assert "nothing changed" in plan.message
 
@@ -262,23 +262,23 @@ def test_plan_fact_same_value_plans_nothing(vault: Vault) -> None:
 def test_plan_fact_refuses_bad_values(vault: Vault) -> None:
     for bad in ("a:: b", "two\nlines", "x" * 10_000, "[[broken", ""):
         with pytest.raises(Refused):
-            vault.memory.plan_fact("Maya", "note", bad, today=TODAY)
+            vault.memory.writer.plan_fact("Maya", "note", bad, today=TODAY)
 
 
 def test_plan_fact_keeps_a_wikilink_value(vault: Vault) -> None:
-    plan = vault.memory.plan_fact("Maya", "manager", "[[Priya]]", today=TODAY)
+    plan = vault.memory.writer.plan_fact("Maya", "manager", "[[Priya]]", today=TODAY)
     assert plan.change is not None and "- manager:: [[Priya]] ^f-" in plan.change.data.decode()
 
 
 def test_plan_fact_with_a_stale_digest_is_changed_on_disk(vault: Vault) -> None:
     with pytest.raises(ChangedOnDisk):
-        vault.memory.plan_fact("Maya", "x", "y", today=TODAY, digest="0" * 32)
+        vault.memory.writer.plan_fact("Maya", "x", "y", today=TODAY, digest="0" * 32)
 
 
 def test_plan_fact_unknown_entity_needs_create(vault: Vault) -> None:
     with pytest.raises(NoteNotFound):
-        vault.memory.plan_fact("Tariff sync", "status", "green", today=TODAY)
-    plan = vault.memory.plan_fact("Tariff sync", "status", "green", today=TODAY, create=True)
+        vault.memory.writer.plan_fact("Tariff sync", "status", "green", today=TODAY)
+    plan = vault.memory.writer.plan_fact("Tariff sync", "status", "green", today=TODAY, create=True)
     assert plan.path == "entities/Tariff sync.md" and plan.change is not None
     assert plan.change.before is None
     assert plan.change.data.decode().startswith("## Facts\n- status:: green ^f-")
@@ -287,27 +287,29 @@ def test_plan_fact_unknown_entity_needs_create(vault: Vault) -> None:
 def test_plan_fact_keeps_the_notes_encoding(make_vault: MakeVault) -> None:
     v = make_vault({"Old.md": "# Caf\xe9\r\nkey:: v\r\n".encode("cp1252")})
     v.reindex(embed=False)
-    plan = v.memory.plan_fact("Old", "key", "w", today=TODAY)
+    plan = v.memory.writer.plan_fact("Old", "key", "w", today=TODAY)
     assert plan.change is not None
     assert plan.change.data.startswith("# Caf\xe9\r\n".encode("cp1252"))
     with pytest.raises(Exception, match="Windows-1252"):
-        v.memory.plan_fact("Old", "key", "日本", today=TODAY)
+        v.memory.writer.plan_fact("Old", "key", "日本", today=TODAY)
 
 
 def test_plan_episode_refuses_the_future_and_takes_a_free_name(vault: Vault) -> None:
     with pytest.raises(Refused):
-        vault.memory.plan_episode("Later", "success", now=NOW, when=NOW + dt.timedelta(days=2))
-    plan = vault.memory.plan_episode(
+        vault.memory.writer.plan_episode(
+            "Later", "success", now=NOW, when=NOW + dt.timedelta(days=2)
+        )
+    plan = vault.memory.writer.plan_episode(
         "Gateway rollback", "success", now=NOW, when=dt.date(2026, 11, 20)
     )
     assert plan.path == "episodes/2026-11-20 Gateway rollback 2.md"
 
 
 def test_plan_loop_and_resolve(vault: Vault) -> None:
-    plan = vault.memory.plan_loop("Call Priya", "Maya", due=dt.date(2026, 12, 5))
+    plan = vault.memory.writer.plan_loop("Call Priya", "Maya", due=dt.date(2026, 12, 5))
     assert plan.change is not None
     assert "- [ ] Call Priya 📅 2026-12-05\n" in plan.change.data.decode()
-    done = vault.memory.plan_resolve("tariff sheet", TODAY)
+    done = vault.memory.writer.plan_resolve("tariff sheet", TODAY)
     assert done.change is not None
     assert "- [x] Send Maya the tariff sheet ⏫ 📅 2026-12-02 ✅ 2026-11-30" in (
         done.change.data.decode()
@@ -316,14 +318,14 @@ def test_plan_loop_and_resolve(vault: Vault) -> None:
 
 def test_resolve_several_matches_lists_them(vault: Vault) -> None:
     with pytest.raises(LoopAmbiguous, match="l-"):
-        vault.memory.plan_resolve("a", TODAY)
+        vault.memory.writer.plan_resolve("a", TODAY)
 
 
 def test_resolve_a_task_checked_in_obsidian_since_listing(vault: Vault) -> None:
     note = vault.root / "people" / "Maya Chen.md"
     note.write_text(MAYA.replace("- [ ] Send", "- [x] Send"), encoding="utf-8")
     with pytest.raises(LoopChanged, match="already checked"):
-        vault.memory.plan_resolve("tariff sheet", TODAY)  # the index still lists it open
+        vault.memory.writer.plan_resolve("tariff sheet", TODAY)  # the index still lists it open
 
 
 # --------------------------------------------------------------------------- the gate's model

@@ -39,7 +39,7 @@ def read(vault: Vault, path: str = MAYA_PATH) -> bytes:
 
 
 def test_a_note_changed_since_it_was_read_is_not_written(vault: Vault) -> None:
-    plan = vault.memory.plan_fact("Maya", "home_city", "Hamburg", today=TODAY)
+    plan = vault.memory.writer.plan_fact("Maya", "home_city", "Hamburg", today=TODAY)
     assert plan.change is not None
     edited = MAYA.replace("Drinks", "Sometimes drinks")
     (vault.root / MAYA_PATH).write_text(edited, encoding="utf-8")  # Obsidian saves meanwhile
@@ -127,8 +127,8 @@ def test_another_encoding_is_kept_or_the_write_refused(make_vault: MakeVault) ->
 
 def test_two_writers_on_one_key_one_wins_the_other_is_told(vault: Vault) -> None:
     """Both read the same revision; the second write finds the note changed (exit 6)."""
-    first = vault.memory.plan_fact("Maya", "home_city", "Hamburg", today=TODAY)
-    second = vault.memory.plan_fact("Maya", "home_city", "Munich", today=TODAY)
+    first = vault.memory.writer.plan_fact("Maya", "home_city", "Hamburg", today=TODAY)
+    second = vault.memory.writer.plan_fact("Maya", "home_city", "Munich", today=TODAY)
     assert first.change is not None and second.change is not None
     results: list[object] = []
     gate = threading.Barrier(2)
