@@ -141,6 +141,8 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
     ap.add_argument("--runs", type=int, default=1, help="query passes (latency: median of runs)")
     ap.add_argument("--mode", default=None, help="Vault.search(..., mode=MODE) for `search`")
+    ap.add_argument("--only", default=None, metavar="NAMES",
+                    help="comma-separated retrievers to run (default: all three)")
     args = ap.parse_args()
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
@@ -197,6 +199,8 @@ def main() -> None:
     retrievers: dict[str, Callable[[dict[str, Any]], list[str]]] = {
         "search": search, "recall-hits": recall_hits, "recall": recall,
     }
+    if args.only:
+        retrievers = {k: v for k, v in retrievers.items() if k in args.only.split(",")}
     # --------------------------------------------------------------------------------------
 
     results: dict[str, Any] = {}
@@ -254,6 +258,7 @@ def main() -> None:
     }
     suffix = (f"-{args.mode}" if args.mode else "") + (f"-q{args.limit_queries}"
                                                         if args.limit_queries else "")
+    suffix += f"-{args.only.replace(',', '-')}" if args.only else ""
     target = write_json(f"memory-temporal{suffix}.json", out)
     (BENCH_DIR / f"per-query{suffix}.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in per_query), encoding="utf-8")
