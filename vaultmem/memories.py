@@ -436,7 +436,9 @@ class Memory:
     def expired_paths(self, now: dt.datetime) -> set[str]:
         """Notes past their decay tier's lifetime at `now` (they leave recall and personas)."""
         out = set()
-        for row in store.decaying_notes(self._conn):
+        # the notes with a `decay:` tier are few, but finding them reads every front matter
+        rows = self._cached("decaying", lambda: store.decaying_notes(self._conn))
+        for row in rows:
             modified = dt.datetime.fromtimestamp(row.mtime_ns / 1e9, dt.UTC)
             found = expires_at(row.frontmatter, modified)
             if found is not None and found[1] is not None and found[1] <= _aware(now):
