@@ -49,6 +49,12 @@ yaml_depth = 50  # nesting of lists and mappings in front matter
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
 [links]
 url_prefixes = {}
+
+# Where memory writes put new notes (docs/memory.md): `fact set --create` makes
+# <entities_folder>/<Entity>.md, `episode add` writes <episodes_folder>/YYYY-MM-DD <title>.md.
+[memory]
+# entities_folder = "entities"
+# episodes_folder = "episodes"
 """
 
 # `.vaultmem/.gitignore`: a vault kept in Git shares its settings, never the derived index.
@@ -230,7 +236,9 @@ KNOWN_KEYS = (
     "links.url_prefixes",
     "limits",
     *(f"limits.{key}" for key in _LIMIT_KEYS),
-    "memory",  # [memory] entities_folder, episodes_folder: read by memories.Memory
+    "memory",  # the [memory] table, read by memories.Memory
+    "memory.entities_folder",
+    "memory.episodes_folder",
 )
 
 

@@ -52,6 +52,14 @@ Digest = Annotated[
         "refused when the note changed since.",
     ),
 ]
+Outcome = Annotated[
+    Literal["success", "failure", "resolved", "ongoing"],
+    Field(description="How it ended: success, failure, resolved or ongoing."),
+]
+Priority = Annotated[
+    Literal["highest", "high", "medium", "low", "lowest"] | None,
+    Field(description="Only loops of at least this priority."),
+]
 Message = Annotated[str, Field(min_length=1, max_length=100_000, description="The user's message.")]
 
 
@@ -87,7 +95,7 @@ def tools(runner: Runner) -> list[Tool]:
 
     async def add_episode(
         title: Annotated[str, Field(min_length=1, max_length=300, description="What happened.")],
-        outcome: Literal["success", "failure", "resolved", "ongoing"],
+        outcome: Outcome,
         entities: Annotated[
             list[str], Field(max_length=50, description="The notes it was about (names).")
         ] = [],  # noqa: B006 - the SDK copies defaults into the schema; never mutated
@@ -108,7 +116,10 @@ def tools(runner: Runner) -> list[Tool]:
     async def episodes(
         since: When = None,
         until: When = None,
-        outcome: Literal["success", "failure", "resolved", "ongoing"] | None = None,
+        outcome: Annotated[
+            Literal["success", "failure", "resolved", "ongoing"] | None,
+            Field(description="Only episodes with this outcome."),
+        ] = None,
         entity: Annotated[str | None, Field(max_length=300, description="About this note.")] = None,
         now: Now = None,
     ) -> Annotated[CallToolResult, dialect.EpisodesOut]:
@@ -118,7 +129,7 @@ def tools(runner: Runner) -> list[Tool]:
     async def open_loops(
         entity: Annotated[str | None, Field(max_length=300, description="About this note.")] = None,
         due_before: When = None,
-        priority: Literal["highest", "high", "medium", "low", "lowest"] | None = None,
+        priority: Priority = None,
         now: Now = None,
     ) -> Annotated[CallToolResult, dialect.LoopsOut]:
         """Open loops (unchecked tasks) most pressing first, each with the `loop_id` that
