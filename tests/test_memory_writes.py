@@ -335,3 +335,21 @@ def test_prune_lists_then_moves_expired_notes_to_the_trash(make_vault: MakeVault
         "---\ndecay: session\ndate: 2026-11-01\n---\nscratch\n"
     )
     assert sorted(n.path for n in v.note_names()) == ["Keep.md", "Plain.md"]
+
+
+def test_the_memory_folders_come_from_the_config(make_vault: MakeVault) -> None:
+    from vaultmem.config import unknown_key_warnings
+
+    v = make_vault(
+        {
+            ".vaultmem/config.toml": '[memory]\nentities_folder = "people"\nentity_folder = "x"\n',
+            "Home.md": "# Home\n",
+        }
+    )
+    v.reindex(embed=False)
+    assert unknown_key_warnings(v.config) == (
+        "unknown key `memory.entity_folder` in .vaultmem/config.toml is ignored;"
+        " did you mean `memory.entities_folder`?",
+    )
+    done = v.memory.set_fact("Ada", "role", "engineer", create=True, today=TODAY)
+    assert done.plan.path == "people/Ada.md"

@@ -247,6 +247,16 @@ def unknown_key_warnings(config: Config) -> tuple[str, ...]:
     closest known key."""
     out = []
     for key in config.extra:
+        value = config.extra[key]
+        if key in KNOWN_KEYS and isinstance(value, dict):
+            # a table read by its own service ([memory]: memories.Memory): check its keys
+            for sub in value:
+                full = f"{key}.{sub}"
+                if full not in KNOWN_KEYS:
+                    close = difflib.get_close_matches(full, KNOWN_KEYS, n=1, cutoff=0.6)
+                    hint = f"; did you mean `{close[0]}`?" if close else ""
+                    out.append(f"unknown key `{full}` in .vaultmem/config.toml is ignored{hint}")
+            continue
         close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
         hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
         out.append(f"unknown key `{key}` in .vaultmem/config.toml is ignored{hint}")
