@@ -44,17 +44,17 @@ properties = 1000  # front matter properties kept per note
 yaml_values = 20000  # values per note's front matter, YAML aliases expanded ("billion laughs")
 yaml_depth = 50  # nesting of lists and mappings in front matter
 
-# For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
-# target starts with a URL prefix point into a vault folder, and a link to a folder means its
-# index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
-[links]
-url_prefixes = {}
-
 # Where memory writes put new notes (docs/memory.md): `fact set --create` makes
 # <entities_folder>/<Entity>.md, `episode add` writes <episodes_folder>/YYYY-MM-DD <title>.md.
 [memory]
 # entities_folder = "entities"
 # episodes_folder = "episodes"
+
+# For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
+# target starts with a URL prefix point into a vault folder, and a link to a folder means its
+# index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
+[links]
+url_prefixes = {}
 """
 
 # `.vaultmem/.gitignore`: a vault kept in Git shares its settings, never the derived index.
