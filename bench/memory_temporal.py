@@ -27,8 +27,9 @@ Retrievers:
                name (the same as its front matter `date`). Its three weights were chosen on the
                `dev` half of the questions (sha1 of the question id even) and are reported on
                both halves.
-  recall       not wired yet: see WIRING below. The issue's target: recall beats search on both
-               temporal-reasoning and knowledge-update.
+  recall       `vaultmem recall` as wired (vault.memory.recall, budget 100,000 so no hit is cut
+               by it): the distinct notes of its context lines, in order. The issue's target:
+               recall beats search on both temporal-reasoning and knowledge-update.
 
 Writes bench/results/memory-temporal[-<mode>][-q<N>].json and prints a markdown table.
 BLAS is pinned to one thread (OPENBLAS/OMP/MKL_NUM_THREADS=1 before numpy loads).
@@ -140,6 +141,8 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
     ap.add_argument("--runs", type=int, default=1, help="query passes (latency: median of runs)")
     ap.add_argument("--mode", default=None, help="Vault.search(..., mode=MODE) for `search`")
+    ap.add_argument("--only", default=None, metavar="NAMES",
+                    help="comma-separated retrievers to run (default: all three)")
     args = ap.parse_args()
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
@@ -186,15 +189,18 @@ def main() -> None:
                 for h in found]
         return [h.path for h in timely(hits, q["question"], now)]
 
-    # ------------------------------------------------------------------ WIRING (issue 11)
-    # Once `Vault.recall` exists, add it here beside `search`, asked the same way:
-    #     "recall": lambda q: [line.path for line in vault.recall(
-    #         q["question"], now=parse_date(q["question_date"]), days=..., budget=...).lines]
-    # (the distinct note paths of its context lines, in order, cut at K). The issue's target:
-    # recall beats search on recall_any@5 for temporal-reasoning and knowledge-update.
+    def recall(q: dict[str, Any]) -> list[str]:
+        """`vaultmem recall` as wired (vault.memory.recall): the distinct notes of its context
+        lines, in order (a continuation's loops, episodes and facts, then its hits)."""
+        now = parse_date(q["question_date"])
+        found = vault.memory.recall(q["question"], now, budget=100_000)
+        return list(dict.fromkeys(line.path for line in found.lines))
+
     retrievers: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-        "search": search, "recall-hits": recall_hits,
+        "search": search, "recall-hits": recall_hits, "recall": recall,
     }
+    if args.only:
+        retrievers = {k: v for k, v in retrievers.items() if k in args.only.split(",")}
     # --------------------------------------------------------------------------------------
 
     results: dict[str, Any] = {}
@@ -252,6 +258,7 @@ def main() -> None:
     }
     suffix = (f"-{args.mode}" if args.mode else "") + (f"-q{args.limit_queries}"
                                                         if args.limit_queries else "")
+    suffix += f"-{args.only.replace(',', '-')}" if args.only else ""
     target = write_json(f"memory-temporal{suffix}.json", out)
     (BENCH_DIR / f"per-query{suffix}.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in per_query), encoding="utf-8")

@@ -44,6 +44,12 @@ properties = 1000  # front matter properties kept per note
 yaml_values = 20000  # values per note's front matter, YAML aliases expanded ("billion laughs")
 yaml_depth = 50  # nesting of lists and mappings in front matter
 
+# Where memory writes put new notes (docs/memory.md): `fact set --create` makes
+# <entities_folder>/<Entity>.md, `episode add` writes <episodes_folder>/YYYY-MM-DD <title>.md.
+[memory]
+# entities_folder = "entities"
+# episodes_folder = "episodes"
+
 # For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
 # target starts with a URL prefix point into a vault folder, and a link to a folder means its
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
@@ -230,6 +236,9 @@ KNOWN_KEYS = (
     "links.url_prefixes",
     "limits",
     *(f"limits.{key}" for key in _LIMIT_KEYS),
+    "memory",  # the [memory] table, read by memories.Memory
+    "memory.entities_folder",
+    "memory.episodes_folder",
 )
 
 
@@ -238,6 +247,16 @@ def unknown_key_warnings(config: Config) -> tuple[str, ...]:
     closest known key."""
     out = []
     for key in config.extra:
+        value = config.extra[key]
+        if key in KNOWN_KEYS and isinstance(value, dict):
+            # a table read by its own service ([memory]: memories.Memory): check its keys
+            for sub in value:
+                full = f"{key}.{sub}"
+                if full not in KNOWN_KEYS:
+                    close = difflib.get_close_matches(full, KNOWN_KEYS, n=1, cutoff=0.6)
+                    hint = f"; did you mean `{close[0]}`?" if close else ""
+                    out.append(f"unknown key `{full}` in .vaultmem/config.toml is ignored{hint}")
+            continue
         close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
         hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
         out.append(f"unknown key `{key}` in .vaultmem/config.toml is ignored{hint}")

@@ -8,6 +8,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Literal
 from vaultmem import store
 from vaultmem.config import Config, FrontMatterLimits
 from vaultmem.errors import IndexBusy, SchemaMismatch, UsageError, VaultmemError
+from vaultmem.memory.facts import Fact, parse_facts
+from vaultmem.memory.loops import detail_of
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note, plain_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
@@ -30,6 +33,7 @@ BATCH_FILES = 400
 BATCH_SECONDS = 2.0
 PARALLEL_MIN = 300  # below this many notes to parse, starting worker processes costs more
 MAX_WORKERS = 4
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")  # the line ends the parser counts lines by
 
 # progress(phase, done, total): phase is "scan", "parse" or "links"
 Progress = Callable[[str, int, int], None]
@@ -660,6 +664,8 @@ class _Loaded:
     digest: str | None = None
     note: ParsedNote | None = None
     error: str | None = None
+    facts: tuple[Fact, ...] = ()
+    details: dict[int, str] | None = None  # open task line -> the lines nested under it
 
 
 @dataclass(frozen=True)
@@ -690,7 +696,21 @@ def _load(how: _Reading, path: str, disk: str, old_hash: str | None) -> _Loaded:
     found = tuple(w for w in (name_problem(disk), text.warning) if w)
     if found:
         note = replace(note, warnings=(*found, *note.warnings))
-    return _Loaded("parsed", text.digest, note)
+    facts: tuple[Fact, ...] = ()
+    details: dict[int, str] = {}
+    if note.fields or note.tasks:  # most notes have neither and skip the line split
+        lines = _LINE_END_RE.split(text.text)
+        try:
+            facts = parse_facts(lines, note) if note.fields else ()
+            details = {
+                t.line: d
+                for t in note.tasks
+                if t.status == " " and (d := detail_of(lines, t.line - 1))
+            }
+        except Exception as exc:  # a memory reader bug costs one note its facts, never the reindex
+            problem = f"facts could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+            note = replace(note, warnings=(*note.warnings, problem))
+    return _Loaded("parsed", text.digest, note, facts=facts, details=details or None)
 
 
 def _load_all(
@@ -802,7 +822,16 @@ def _store_one(
     # In a cold run the anchors and aliases a link needs may belong to notes not stored yet,
     # so the final pass checks them; an incremental run marks such targets dirty instead.
     resolutions = resolver.for_note(note, check_late=not resolve_all)
-    store.insert_note(conn, note, vf.size, vf.mtime_ns, loaded.digest, resolutions)
+    store.insert_note(
+        conn,
+        note,
+        vf.size,
+        vf.mtime_ns,
+        loaded.digest,
+        resolutions,
+        loaded.facts,
+        loaded.details,
+    )
     store.mark_dirty(conn, dirty)
     return 1
 

@@ -30,6 +30,7 @@ from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
 from vaultmem.indexer import Progress, ReindexReport
 from vaultmem.linkgraph import WANTED_PREFIX, LinkGraph
+from vaultmem.memories import Memory
 from vaultmem.notes import (
     Backlink,
     FolderCount,
@@ -176,6 +177,7 @@ class Vault:
         self.notes = Notes(root, self.index)
         self.linkgraph = LinkGraph(self.index, self.notes)
         self.writer = Writer(root, self.index, self.config, self.embedder)
+        self.memory = Memory(self)
 
     # ---- lifecycle
 

@@ -4,13 +4,14 @@ tasks, fields. Writing a parsed note, change detection, and every read of note m
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from vaultmem.memory.facts import Fact
 from vaultmem.model import ParsedNote
 from vaultmem.resolver import fold, heading_key, name_key
-from vaultmem.store import links, text, vectors
+from vaultmem.store import links, memory, text, vectors
 from vaultmem.store.schema import NOTE_TABLES, Connection, marks, rows_in, scalar
 
 # --------------------------------------------------------------------------- rows
@@ -213,8 +214,10 @@ def insert_note(
     mtime_ns: int,
     digest: str,
     resolutions: Sequence[links.LinkResolution],
+    facts: Sequence[Fact] = (),
+    details: Mapping[int, str] | None = None,
 ) -> int:
-    """Insert a parsed note with its chunks, links and metadata; returns its id."""
+    """Insert a parsed note with its chunks, links, metadata and facts; returns its id."""
     cur = conn.execute(
         "INSERT INTO notes(path, kind, key, title, folded_title, size, mtime_ns, hash, date,"
         " frontmatter, aliases, warnings, line_count) VALUES (?, 'note', ?, ?, ?, ?, ?, ?, ?, ?,"
@@ -262,10 +265,20 @@ def insert_note(
         [(note_id, t, d) for t, d in tag_rows.items()],
     )
     conn.executemany(
-        "INSERT INTO tasks(note_id, line, status, checked, text, due, priority, done)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tasks(note_id, line, status, checked, text, due, priority, done, detail)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (note_id, t.line, t.status, int(t.checked), t.text, t.due, t.priority, t.done)
+            (
+                note_id,
+                t.line,
+                t.status,
+                int(t.checked),
+                t.text,
+                t.due,
+                t.priority,
+                t.done,
+                (details or {}).get(t.line, ""),
+            )
             for t in note.tasks
         ],
     )
@@ -273,6 +286,7 @@ def insert_note(
         "INSERT INTO fields(note_id, key, value, line, source) VALUES (?, ?, ?, ?, ?)",
         [(note_id, f.key, f.value, f.line, f.source) for f in note.fields],
     )
+    memory.insert_facts(conn, note_id, facts)
     text.insert_chunks(conn, note_id, note)
     links.insert_links(conn, note_id, note, resolutions)
     return note_id
