@@ -510,7 +510,7 @@ def test_fix_aliases_dry_run_then_yes(tmp_path: Path) -> None:
     assert (root / "log.md").read_text() == "Met [[Bob]] today.\n"
     done = run(*v, "gaps", "fix-aliases", "--yes")
     assert done.returncode == 0, done.stderr
-    assert "fixed 1 link;" in done.stdout
+    assert "fixed 1 link in 1 note (written and reindexed)" in done.stdout
     assert (root / "log.md").read_text() == "Met [[Robert|Bob]] today.\n"
     again = run(*v, "gaps", "fix-aliases", "--yes")
     assert again.stdout == "no alias-fixable links\n"
