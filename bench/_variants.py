@@ -247,6 +247,17 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
     return make
 
 
+def _plain(vault: Any, weights: ranking.Weights) -> Run:
+    """vaultmem's own hybrid search with these weights, nothing swapped."""
+
+    def run(q: str) -> list[tuple[str, str]]:
+        query = search.Query(q, 10, "hybrid", weights=weights)
+        result = search.run(vault.conn, query, vault.embedder, None, vault._matrix)
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
 def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[ranking.Candidate]:
     """Heading-only sections replaced by the section after them in the same note."""
     ids = [c.chunk_id for c in candidates]
@@ -272,8 +283,14 @@ def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[rankin
     return out
 
 
-BASE = ranking.Weights()
+# The defaults before issue 13's winners were turned on (no title, no whole-note signal): the
+# baseline the new defaults are measured against in the same run. The variants below were
+# measured against it (docs/BENCHMARKS.md, "Ranking ideas").
+BEFORE = replace(ranking.Weights(), title=0.0, note=0.0)
+BASE = BEFORE
 VARIANTS: dict[str, Callable[[Any], Run]] = {
+    "defaults": lambda vault: _plain(vault, ranking.Weights()),
+    "before": lambda vault: _plain(vault, BEFORE),
     "base": hybrid(BASE),
     "title0.2": hybrid(replace(BASE, title=0.2), names=True),
     "title0.5": hybrid(replace(BASE, title=0.5), names=True),

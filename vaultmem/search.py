@@ -99,6 +99,8 @@ STOPWORDS = frozenset(
     ]
 )
 CANDIDATES = 100  # chunks each retriever hands to the fusion
+NOTE_CANDIDATES = 20  # the best whole notes by keywords join the candidates (first section)
+NOTES_SCORED = 100  # whole notes scored for the note signal
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
 FEEDBACK_WORDS = 5  # …and adds the words most of them share
@@ -233,6 +235,9 @@ def run(
                 break
         if weights.feedback and len(matches) > 1 and not and_matched:
             _expand(conn, candidates, text, fetch, weights.feedback)
+    note_scores: dict[str, float] | None = None
+    if mode != "semantic" and matches and weights.note:
+        note_scores = _note_scores(conn, candidates, matches, fetch)
     nearest: list[tuple[int, float]] = []
     if pending is not None:
         try:
@@ -286,7 +291,14 @@ def run(
     facts, allowed = _facts(conn, paths, q.filters, now)
     kept = [c for c in candidates.values() if c.path in allowed]
     ranked = ranking.rank(
-        kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
+        kept,
+        facts,
+        set(query_words(text)),
+        weights,
+        route=when,
+        now=now,
+        limit=q.limit,
+        note_scores=note_scores,
     )
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
 
@@ -333,11 +345,37 @@ def _expand(
             )
 
 
+def _note_scores(
+    conn: store.Connection,
+    candidates: dict[int, ranking.Candidate],
+    matches: list[str],
+    fetch: int,
+) -> dict[str, float]:
+    """Whole-note keyword scores in [0, 1] (relative to the best note), AND first as for the
+    sections; the best few notes join the candidates by their first section, so a note whose
+    words are spread over its sections is found at all."""
+    found: list[tuple[str, float]] = []
+    for n, fts in enumerate(matches):
+        found = store.keyword_notes(conn, fts, NOTES_SCORED)
+        if len(found) >= NOTE_CANDIDATES or n == len(matches) - 1:
+            break
+    if not found or found[0][1] <= 0:
+        return {}
+    top = found[0][1]
+    have = {c.path for c in candidates.values()}
+    new = [p for p, _ in found[:NOTE_CANDIDATES] if p not in have]
+    for c in store.first_chunks(conn, new).values():
+        candidates.setdefault(
+            c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
+        )
+    return {p: s / top for p, s in found}
+
+
 def _single(mode: Mode) -> ranking.Weights:
     """Keyword-only or meaning-only ranking still gets the small signals (dates, headings)."""
     if mode == "keyword":
         return ranking.Weights(vector=0.0)
-    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0)
+    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0)
 
 
 def _vectors_problem(
@@ -390,7 +428,9 @@ def _facts(
         modified = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
         expiry = decay.expires_at(note.frontmatter, modified) if note.may_decay else None
         expired = bool(expiry and expiry[1] is not None and expiry[1] <= now)
-        facts[path] = ranking.NoteFacts(date, frozenset(links.get(path, ())), expired, modified)
+        facts[path] = ranking.NoteFacts(
+            date, frozenset(links.get(path, ())), expired, modified, note.names
+        )
         if tag and tag not in note.tags:
             continue
         if filters.path and not path.startswith(filters.path.lstrip("/")):

@@ -13,7 +13,7 @@ import sqlite_vec
 
 from vaultmem.errors import NoIndex, SchemaMismatch
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: notes.names and the whole-note text index notes_fts
 OperationalError = sqlite3.OperationalError
 Error = sqlite3.Error
 DatabaseError = sqlite3.DatabaseError
@@ -37,6 +37,7 @@ CREATE TABLE notes (
     date TEXT,
     frontmatter TEXT NOT NULL DEFAULT '{}',
     aliases TEXT NOT NULL DEFAULT '[]',
+    names TEXT NOT NULL DEFAULT '[]',  -- other names it goes by: H1, front matter title, folder
     warnings TEXT NOT NULL DEFAULT '[]',
     line_count INTEGER NOT NULL DEFAULT 0
 );
@@ -66,6 +67,13 @@ CREATE TABLE embeddings (
 CREATE INDEX chunks_note ON chunks(note_id);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     title, aliases, headings, tags, path, body,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- One row per note (rowid = notes.id): its names, and its whole text with its front matter
+-- values, for the whole-note keyword match (words spread over sections). Contentless: only
+-- bm25 is read from it, the text is in chunks_fts.
+CREATE VIRTUAL TABLE notes_fts USING fts5(
+    names, body, content = '', contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE links (
