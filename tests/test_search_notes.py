@@ -113,3 +113,49 @@ def test_the_whole_note_index_follows_edits_and_deletions(make_vault: MakeVault)
     assert notes_for("cast") == set()
     rows = vault.conn.execute("SELECT count(*) FROM notes_fts").fetchone()[0]
     assert rows == len(NOTES) - 1
+
+
+def test_snippets_are_plain_text() -> None:
+    from vaultmem.search import HIGHLIGHT_END as E
+    from vaultmem.search import HIGHLIGHT_START as S
+    from vaultmem.search import plain_text
+
+    raw = (
+        f"#### {S}Daily{E} notes\nOpen [[Daily notes|the daily note]] ![[shot.png]]&nbsp;now\n"
+        "| key | value |\n|---|:--:|\n| **bold** | [a link](https://x.org) |\n"
+        f"- [ ] a {S}task{E} ^block-1\n> [!note] Careful\n> `code` %%hidden%%\n"
+        "tail of a link]] cut [[start of"
+    )
+    out = plain_text(raw)
+    assert out == (
+        f"{S}Daily{E} notes Open the daily note now key value bold a link a {S}task{E} "
+        "Careful code tail of a link cut start of"
+    )
+    for syntax in ("#", "|", "![[", "[[", "]]", "&nbsp;", "**", "`", "^block", "%%", "[!"):
+        assert syntax not in out
+    assert plain_text("[[Note#Part]] and snake_case") == "Note › Part and snake_case"
+
+
+def test_hits_carry_plain_snippets_and_scores_that_add_up(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "a.md": "## Setup\n#### Wiring the **heat pump**\nSee ![[diagram.png]] and [[b|B]]"
+            "&nbsp;first.\n",
+            "b.md": "# B\n| part | heat |\n|---|---|\n| pump | yes |\n",
+            "c.md": "heat heat heat heat heat, a pump in passing\n",
+            # no section holds both words: found by the OR query after the AND one, and
+            # scoring above the long one that holds both
+            "d.md": "pump pump pump\n",
+            "e.md": "A long note. " * 60 + "It mentions heat and a pump once.\n",
+        }
+    )
+    vault.reindex()
+    for mode in ("hybrid", "keyword", "semantic"):
+        hits = vault.search("heat pump", mode=mode).hits  # type: ignore[arg-type]
+        assert hits, mode
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True), mode
+        for h in hits:
+            assert abs(sum(v for _, v in h.explain) - h.score) < 1e-9, (mode, h)
+            for syntax in ("####", "![[", "&nbsp;", "|", "**"):
+                assert syntax not in h.snippet, (mode, h.snippet)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -150,6 +151,48 @@ class Query:
 
 def plain(snippet: str) -> str:
     return snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
+
+
+_M = f"[{HIGHLIGHT_START}{HIGHLIGHT_END}]*"  # highlight marks may sit inside the syntax
+_LINE_MARKS = re.compile(
+    rf"^[ \t]*(?:>[ \t]*)*{_M}(?:#{{1,6}}[ \t]+|[-*+][ \t]+\[.\][ \t]+|[-*+][ \t]+|\d+[.)][ \t]+)?",
+    re.MULTILINE,
+)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
+_TABLE_RULE = re.compile(
+    r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$", re.M
+)
+_CALLOUT = re.compile(r"\[![\w-]+\][+-]?")
+_EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
+_WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
+_MDLINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_COMMENT = re.compile(r"%%.*?(?:%%|$)", re.DOTALL)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_BLOCK_ID = re.compile(rf"[ \t]\^[\w-]+{_M}[ \t]*$", re.MULTILINE)
+_FOOTNOTE = re.compile(r"\[\^[^\]]*\]")
+_EMPHASIS = re.compile(r"(\*\*|__|==|~~|\*|`+)")
+_LEFTOVER = re.compile(r"!?\[\[|\]\]|\]\([^)]*\)?|(?<!\w)_|_(?!\w)|\|")
+
+
+def plain_text(snippet: str) -> str:
+    """A snippet as plain text (its highlight marks kept): no heading or list marks, tables'
+    pipes, embeds, link syntax, emphasis, HTML or entities such as `&nbsp;`; whitespace
+    collapsed. Snippets cut markdown anywhere, so half a link or table row is cleaned too."""
+    text = _COMMENT.sub(" ", snippet)
+    text = _FENCE.sub(" ", text)
+    text = _TABLE_RULE.sub(" ", text)
+    text = _LINE_MARKS.sub(lambda m: m.group(0).strip(" \t>#-*+[]x.)0123456789"), text)
+    text = _CALLOUT.sub(" ", text)
+    text = _EMBED.sub(" ", text)
+    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1).replace("#", " › ").strip(" ›"), text)
+    text = _MDLINK.sub(r"\1", text)
+    text = _FOOTNOTE.sub("", text)
+    text = _BLOCK_ID.sub("", text)
+    text = _HTML_TAG.sub(" ", text)
+    text = html.unescape(text).replace("\xa0", " ")
+    text = _EMPHASIS.sub("", text)
+    text = _LEFTOVER.sub(" ", text)
+    return " ".join(text.split())
 
 
 def query_words(text: str) -> list[str]:
@@ -453,7 +496,7 @@ def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> t
     out = []
     for r in ranked:
         c = r.best
-        snippet = shown.get(c.chunk_id) or _excerpt(bodies.get(c.chunk_id, ""))
+        snippet = plain_text(shown.get(c.chunk_id) or "") or _excerpt(bodies.get(c.chunk_id, ""))
         out.append(
             Hit(c.path, c.title, c.start_line, c.end_line, r.score, snippet, c.heading, r.parts)
         )
@@ -461,7 +504,7 @@ def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> t
 
 
 def _excerpt(text: str, size: int = 160) -> str:
-    flat = " ".join(text.split())
+    flat = plain_text(text)
     return flat if len(flat) <= size else flat[:size].rsplit(" ", 1)[0] + "…"
 
 
@@ -486,9 +529,13 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
             best.setdefault(path, row)
         if len(best) >= limit:
             break
-    top = list(best.values())[:limit]
+    # by score (a section's bm25 is the same under both queries): notes holding every word
+    # were looked for first, but are not put first when a note with fewer words scores higher
+    top = sorted(best.values(), key=lambda m: (m.bm25, m.path))[:limit]
     # snippets cost a re-tokenisation each: make them only for the hits shown
     shown = store.snippets(conn, queries[-1], [row.id for row in top])
+    missing = [m.id for m in top if not plain_text(shown.get(m.id, ""))]
+    bodies = store.chunk_bodies(conn, missing) if missing else {}
     return tuple(
         Hit(
             m.path,
@@ -496,7 +543,7 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
             m.start_line,
             m.end_line,
             -m.bm25,
-            shown.get(m.id, ""),
+            plain_text(shown.get(m.id, "")) or _excerpt(bodies.get(m.id, "")),
             m.heading,
             (("keyword", -m.bm25),),
         )

@@ -28,7 +28,8 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
         return
     for rank, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
-        header = f"  {click.style(hit.header, fg='cyan')}" if hit.header else ""
+        # a hit in a note's text before any heading is shown under the note's title
+        header = f"  {click.style(hit.header or hit.title, fg='cyan')}"
         click.echo(f"{rank:2}. {click.style(where, bold=True)}  {hit.score:.2f}{header}")
         if hit.snippet.strip():
             click.echo(f"    {highlight(hit.snippet)}")
