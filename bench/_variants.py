@@ -239,7 +239,7 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
                 if rare:
                     stack.enter_context(swapped(search, "fts_queries", rare_queries))
                 stack.enter_context(swapped(ranking, "rank", rank))
-                result = search.run(conn, query, vault.embedder, None, vault._matrix)
+                result = search.run(conn, query, vault.embedder, None, vault.index.current_matrix())
             return [(h.path, h.header) for h in result.hits]
 
         return run
@@ -252,7 +252,7 @@ def _plain(vault: Any, weights: ranking.Weights) -> Run:
 
     def run(q: str) -> list[tuple[str, str]]:
         query = search.Query(q, 10, "hybrid", weights=weights)
-        result = search.run(vault.conn, query, vault.embedder, None, vault._matrix)
+        result = search.run(vault.conn, query, vault.embedder, None, vault.index.current_matrix())
         return [(h.path, h.header) for h in result.hits]
 
     return run
