@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from vaultmem import decay, ranking, store
+from vaultmem import decay, query, ranking, store
 from vaultmem.dates import DateRoute, dates_in, route
 from vaultmem.errors import ModelServerDown, ModelServerError, UsageError
 
@@ -102,6 +102,7 @@ STOPWORDS = frozenset(
 CANDIDATES = 100  # chunks each retriever hands to the fusion
 NOTE_CANDIDATES = 20  # the best whole notes by keywords join the candidates (first section)
 NOTES_SCORED = 100  # whole notes scored for the note signal
+AMONG_NOTES = 200  # an operator letting through at most this many notes: each is a candidate
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
 FEEDBACK_WORDS = 5  # …and adds the words most of them share
@@ -229,11 +230,16 @@ def run(
     if q.mode not in MODES:
         raise UsageError(f"unknown search mode {q.mode!r}: use one of {', '.join(MODES)}")
     now = q.now or dt.datetime.now(dt.UTC)
-    when = route(q.text, now.date())
-    text = when.rest if when and when.rest.strip() else q.text
+    parsed = query.parse(q.text)  # operators ("phrase", -word, tag:, path:, …): QueryError
+    notices: list[str] = list(parsed.notices)
+    when = route(parsed.text, now.date())
+    text = when.rest if when and when.rest.strip() else parsed.text
     if not query_words(text) and when is None:
-        return SearchResult(q.text, (), q.mode)  # nothing to look for ("*", "", "  ")
-    notices: list[str] = []
+        if query.only_excludes(parsed.filter):
+            notices.append("the query only says what to leave out: add what to look for")
+        if parsed.filter is None or query.only_excludes(parsed.filter):
+            return SearchResult(q.text, (), q.mode, tuple(notices))  # nothing to look for
+    only = _passing(conn, parsed.filter, {}) if parsed.filter is not None else None
     mode = q.mode
     model = store.get_meta(conn, "embed_model")
     if mode != "keyword":
@@ -243,10 +249,11 @@ def run(
                 raise UsageError(problem)
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
-    if mode == "keyword" and not q.filters.active() and when is None and q.weights is None:
+    fast = only is None and not q.filters.active() and when is None and q.weights is None
+    if mode == "keyword" and fast:
         return SearchResult(q.text, _keyword_only(conn, text, q.limit), mode, tuple(notices))
 
-    fetch = CANDIDATES * (4 if q.filters.active() else 1)
+    fetch = CANDIDATES * (4 if q.filters.active() or only is not None else 1)
     weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
     candidates: dict[int, ranking.Candidate] = {}
     # With the vectors in memory, the meaning half needs no connection: it runs on another
@@ -278,6 +285,23 @@ def run(
                 break
         if weights.feedback and len(matches) > 1 and not and_matched:
             _expand(conn, candidates, text, fetch, weights.feedback)
+    if only is not None and len(only) <= AMONG_NOTES:
+        # few notes pass the operators: each is a candidate, by its best sections for the
+        # words where they have any, else by its first section
+        among = sorted(only)
+        if mode != "semantic" and matches:
+            for m in store.filters.keyword_chunks_among(conn, matches[-1], among, fetch):
+                candidates.setdefault(
+                    m.id,
+                    ranking.Candidate(
+                        m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25
+                    ),
+                )
+        have = {c.path for c in candidates.values()}
+        for c in store.first_chunks(conn, [p for p in among if p not in have]).values():
+            candidates.setdefault(
+                c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
+            )
     note_scores: dict[str, float] | None = None
     if mode != "semantic" and matches and weights.note:
         note_scores = _note_scores(conn, candidates, matches, fetch)
@@ -332,6 +356,8 @@ def run(
 
     paths = sorted({c.path for c in candidates.values()})
     facts, allowed = _facts(conn, paths, q.filters, now)
+    if only is not None:
+        allowed &= only
     kept = [c for c in candidates.values() if c.path in allowed]
     ranked = ranking.rank(
         kept,
@@ -412,6 +438,74 @@ def _note_scores(
             c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
         )
     return {p: s / top for p, s in found}
+
+
+def _passing(conn: store.Connection, node: query.Node, cache: dict[str, set[str]]) -> set[str]:
+    """The notes an operator tree lets through."""
+
+    def every() -> set[str]:
+        if "" not in cache:
+            cache[""] = store.filters.all_notes(conn)
+        return cache[""]
+
+    if isinstance(node, query.Not):
+        return every() - _passing(conn, node.node, cache)
+    if isinstance(node, query.AnyOf):
+        return set().union(*(_passing(conn, n, cache) for n in node.nodes))
+    if isinstance(node, query.AllOf):
+        wanted = [n for n in node.nodes if not isinstance(n, query.Not)]
+        out = set(every()) if not wanted else _passing(conn, wanted[0], cache)
+        for other in wanted[1:]:
+            out &= _passing(conn, other, cache)
+        for left_out in node.nodes:
+            if isinstance(left_out, query.Not) and out:
+                out -= _passing(conn, left_out.node, cache)
+        return out
+    return _term_notes(conn, node, every)
+
+
+def _term_notes(
+    conn: store.Connection, term: query.Term, every: Callable[[], set[str]]
+) -> set[str]:
+    words = [w.lower() for w in _WORD_RE.findall(term.value)]
+    both = " AND ".join(f'"{w}"' for w in words)
+    f = store.filters
+    if term.op == "tag":
+        return f.notes_tagged(conn, term.value)
+    if term.op == "path":
+        return f.notes_in_path(conn, term.value)
+    if term.op == "file":
+        return f.notes_named(conn, term.value)
+    if term.op.startswith("task"):
+        done = {"task": None, "task-todo": False, "task-done": True}[term.op]
+        return f.notes_with_tasks(conn, words, done)
+    if not words:  # "++": nothing a word index can hold, so nothing to hold back
+        return every()
+    if term.op == "phrase":  # in a note's names, or in one paragraph of its text
+        phrase = '"' + " ".join(words) + '"'
+        found = f.sections_matching(conn, phrase)
+        bodies = store.chunk_bodies(conn, [m.id for m in found])
+        joined = re.compile(r"[^\w\n]*\n?[^\w\n]*".join(map(re.escape, words)), re.IGNORECASE)
+        named = f.notes_matching(conn, f"names : {phrase}")
+        return named | {m.path for m in found if joined.search(bodies.get(m.id, ""))}
+    if term.op == "content":
+        return f.notes_matching(conn, f"body : ({both})")
+    if term.op == "section":
+        return {m.path for m in f.sections_matching(conn, both)}
+    if term.op == "line":
+        found = f.sections_matching(conn, both)
+        bodies = store.chunk_bodies(conn, [m.id for m in found])
+        return {m.path for m in found if _one_line_holds(bodies.get(m.id, ""), words)}
+    return f.notes_matching(conn, both)  # a word inside a group with operators
+
+
+def _one_line_holds(text: str, words: list[str]) -> bool:
+    """Whether one line holds every word (a word matches the start of a word: "run", "runs")."""
+    for line in text.splitlines():
+        have = [w.lower() for w in _WORD_RE.findall(line)]
+        if all(any(h.startswith(w) for h in have) for w in words):
+            return True
+    return False
 
 
 def _single(mode: Mode) -> ranking.Weights:

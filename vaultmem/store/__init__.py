@@ -7,6 +7,7 @@ their metadata), `links` (links and their resolution), `text` (chunks and FTS5),
 decoded here; callers use `from vaultmem import store` and `store.fn(conn, ...)`.
 """
 
+from vaultmem.store import filters
 from vaultmem.store.graph import GraphRows, SharedLabel, graph_rows, shared_labels
 from vaultmem.store.links import (
     Anchors,
@@ -200,6 +201,7 @@ __all__ = [
     "file_states",
     "file_stats",
     "file_totals",
+    "filters",
     "first_chunks",
     "first_chunks_dated",
     "generation",

@@ -13,7 +13,7 @@ from vaultmem.store.schema import Connection, marks, rows_in
 
 # Column weights for bm25 over chunks_fts(title, aliases, headings, tags, path, body).
 FTS_WEIGHTS = (10.0, 8.0, 4.0, 4.0, 2.0, 1.0)
-_BM25 = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
+BM25 = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
 # …and over notes_fts(names, body): a note's names count four times its text (measured on the
 # dev sets, docs/BENCHMARKS.md "Ranking ideas").
 NOTE_FTS_WEIGHTS = (4.0, 1.0)
@@ -175,10 +175,15 @@ def delete_chunks(conn: Connection, note_ids: Sequence[int], has_vectors: bool) 
 def keyword_chunks(conn: Connection, match: str, limit: int) -> list[ChunkMatch]:
     """The best chunks for an FTS5 query, best first."""
     rows = conn.execute(
-        f"SELECT rowid, {_BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+        f"SELECT rowid, {BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
         " ORDER BY rank LIMIT ?",
         (match, limit),
     ).fetchall()
+    return matches_of(conn, rows)
+
+
+def matches_of(conn: Connection, rows: Sequence[tuple[int, float]]) -> list[ChunkMatch]:
+    """(chunk id, bm25) rows as ChunkMatch, in their order."""
     if not rows:
         return []
     where = {
