@@ -247,12 +247,17 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
     return make
 
 
-def _plain(vault: Any, weights: ranking.Weights) -> Run:
-    """vaultmem's own hybrid search with these weights, nothing swapped."""
+def _plain(vault: Any, weights: ranking.Weights, swap: dict[str, Any] | None = None) -> Run:
+    """vaultmem's own hybrid search with these weights (and search's constants in `swap`)."""
 
     def run(q: str) -> list[tuple[str, str]]:
         query = search.Query(q, 10, "hybrid", weights=weights)
-        result = search.run(vault.conn, query, vault.embedder, None, vault.index.current_matrix())
+        with contextlib.ExitStack() as stack:
+            for name, value in (swap or {}).items():
+                stack.enter_context(swapped(search, name, value))
+            result = search.run(
+                vault.conn, query, vault.embedder, None, vault.index.current_matrix()
+            )
         return [(h.path, h.header) for h in result.hits]
 
     return run
@@ -291,6 +296,12 @@ BASE = BEFORE
 VARIANTS: dict[str, Callable[[Any], Run]] = {
     "defaults": lambda vault: _plain(vault, ranking.Weights()),
     "before": lambda vault: _plain(vault, BEFORE),
+    "notes-or": lambda vault: _plain(vault, ranking.Weights(), swap={"NOTES_AND_FIRST": False}),
+    "title-only": lambda vault: _plain(vault, replace(ranking.Weights(), note=0.0)),
+    "note-only": lambda vault: _plain(vault, replace(ranking.Weights(), title=0.0)),
+    "notes-or-note1.0": lambda vault: _plain(
+        vault, replace(ranking.Weights(), note=1.0), swap={"NOTES_AND_FIRST": False}
+    ),
     "base": hybrid(BASE),
     "title0.2": hybrid(replace(BASE, title=0.2), names=True),
     "title0.5": hybrid(replace(BASE, title=0.5), names=True),

@@ -102,6 +102,7 @@ STOPWORDS = frozenset(
 CANDIDATES = 100  # chunks each retriever hands to the fusion
 NOTE_CANDIDATES = 20  # the best whole notes by keywords join the candidates (first section)
 NOTES_SCORED = 100  # whole notes scored for the note signal
+NOTES_AND_FIRST = True  # whole notes: the AND query first, the OR one when it finds too few
 AMONG_NOTES = 200  # an operator letting through at most this many notes: each is a candidate
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
@@ -425,6 +426,8 @@ def _note_scores(
     words are spread over its sections is found at all."""
     found: list[tuple[str, float]] = []
     for n, fts in enumerate(matches):
+        if not NOTES_AND_FIRST and n < len(matches) - 1:
+            continue
         found = store.keyword_notes(conn, fts, NOTES_SCORED)
         if len(found) >= NOTE_CANDIDATES or n == len(matches) - 1:
             break
