@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import MakeVault
@@ -99,7 +102,8 @@ def test_lone_dash_only_negatives_long_queries_and_stop_words() -> None:
 
 
 NOTES: dict[str, str | bytes] = {
-    "energy/heat pump.md": "---\ntags: [home/energy]\n---\n# Heat pump\nThe heat pump runs at night.\n"
+    "energy/heat pump.md": "---\ntags: [home/energy]\n---\n"
+    "# Heat pump\nThe heat pump runs at night.\n"
     "## Costs\nThe tariff is cheap.\n- [ ] call the installer\n",
     "energy/draft.md": "#draft\nA heat pump draft: pump sizes.\n- [x] measure the pump\n",
     "kitchen/soup.md": "# Soup\nHeat the stock, then pump up the flavour.\n",
@@ -155,3 +159,23 @@ def test_bad_queries_through_search(vault: Vault) -> None:
     result = vault.search("pump colour:blue")
     assert "unknown operator 'colour:'" in result.notices[0]
     assert vault.search("heat " * 2500).hits  # 12.5 KB: cut to 64 words, still answered
+
+
+def test_cli_refuses_a_malformed_query_and_a_batch_goes_on(tmp_path: Path) -> None:
+    from tests.conftest import write_files
+    from tests.test_cli import run
+
+    root = tmp_path / "v"
+    write_files(root, {"a.md": "# A\nsolar panels on the roof\n", "b.md": "# B\n#draft solar\n"})
+    base = ("--vault", str(root))
+    assert run(*base, "reindex").returncode == 0
+    bad = run(*base, "search", 'solar "panels')
+    assert bad.returncode == 2
+    assert "quote is never closed" in bad.stderr and "^" in bad.stderr
+    ok = run(*base, "search", "solar -tag:draft", "--json")
+    assert [r["path"] for r in json.loads(ok.stdout)["results"]] == ["a.md"]
+    batch = run(*base, "search", "-", "--json", stdin="solar (roof\nsolar tag:draft\n")
+    assert batch.returncode == 0
+    first, second = (json.loads(line) for line in batch.stdout.splitlines())
+    assert first["results"] == [] and "never closed" in first["notices"][0]
+    assert [r["path"] for r in second["results"]] == ["b.md"]
