@@ -86,6 +86,7 @@ from vaultmem.dialect.refs import (
     note,
     notes,
 )
+from vaultmem.dialect.related import ReasonOut, RelatedNoteOut, RelatedOut, related
 
 __all__ = [
     "ArticulationPointOut",
@@ -121,8 +122,11 @@ __all__ = [
     "PersonaPartOut",
     "PersonaPartTextOut",
     "PersonasOut",
+    "ReasonOut",
     "RefreshOut",
     "ReindexOut",
+    "RelatedNoteOut",
+    "RelatedOut",
     "SearchHitOut",
     "SearchOut",
     "SectionOut",
@@ -155,6 +159,7 @@ __all__ = [
     "personas",
     "refresh",
     "reindex",
+    "related",
     "search_result",
     "stats",
     "timestamp",

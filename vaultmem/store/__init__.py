@@ -7,7 +7,7 @@ their metadata), `links` (links and their resolution), `text` (chunks and FTS5),
 decoded here; callers use `from vaultmem import store` and `store.fn(conn, ...)`.
 """
 
-from vaultmem.store import filters
+from vaultmem.store import filters, related
 from vaultmem.store.graph import GraphRows, SharedLabel, graph_rows, shared_labels
 from vaultmem.store.links import (
     Anchors,
@@ -240,6 +240,7 @@ __all__ = [
     "property_values",
     "prune_embedding_cache",
     "quick_check",
+    "related",
     "replace_skipped",
     "reset",
     "scalar",
