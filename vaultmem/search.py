@@ -102,7 +102,8 @@ STOPWORDS = frozenset(
 CANDIDATES = 100  # chunks each retriever hands to the fusion
 NOTE_CANDIDATES = 20  # the best whole notes by keywords join the candidates (first section)
 NOTES_SCORED = 100  # whole notes scored for the note signal
-NOTES_AND_FIRST = True  # whole notes: the AND query first, the OR one when it finds too few
+NOTES_AND_FIRST = True  # whole notes: the AND query first, the OR one when it finds too few…
+NOTES_ENOUGH = 20  # …fewer notes than this
 AMONG_NOTES = 200  # an operator letting through at most this many notes: each is a candidate
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
@@ -429,7 +430,7 @@ def _note_scores(
         if not NOTES_AND_FIRST and n < len(matches) - 1:
             continue
         found = store.keyword_notes(conn, fts, NOTES_SCORED)
-        if len(found) >= NOTE_CANDIDATES or n == len(matches) - 1:
+        if len(found) >= NOTES_ENOUGH or n == len(matches) - 1:
             break
     if not found or found[0][1] <= 0:
         return {}
