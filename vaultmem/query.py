@@ -154,9 +154,12 @@ class _Parser:
             if self.i >= len(self.q):
                 break
             if self.q[self.i] == ")":
-                if top:
-                    raise QueryError(self.q, self.i, "a closing parenthesis with no opening one")
-                break
+                if not top:
+                    break
+                # natural text has them ("a smiley :)"): left out, with a note saying where
+                self._notice(self.i, "a ')' with no '(' is ignored")
+                self.i += 1
+                continue
             if self._at_or():
                 if not groups:
                     raise QueryError(self.q, self.i, "OR with nothing before it")
@@ -204,10 +207,14 @@ class _Parser:
             self.i += 1
             inner = self.expression()
             if self.i >= len(q):
-                raise QueryError(q, start, "this parenthesis is never closed")
+                self._notice(start, "a '(' never closed is closed at the end")
             self.i += 1  # the ")"
             return inner
         if q[start] == '"':
+            if q.find('"', start + 1) < 0:  # a stray quote: the rest are words
+                self._notice(start, "a quote never closed is ignored")
+                self.i = start + 1
+                return None
             return Term("phrase", self._quoted(), start)
         m = _OPERATOR_RE.match(q, start)
         if m and m.group(1).lower() in OPERATORS:
@@ -222,6 +229,10 @@ class _Parser:
         if m and m.group(1).isalpha() and len(m.group(1)) <= 12:
             self.notices.append(f"unknown operator '{m.group(1)}:' searched as words")
         return Term("word", token, start)
+
+    def _notice(self, at: int, what: str) -> None:
+        shown = self.q[max(0, at - 20) : at + 20].replace("\n", " ")
+        self.notices.append(f"{what} (character {at + 1}: …{shown}…)")
 
     def _quoted(self) -> str:
         start = self.i

@@ -102,8 +102,11 @@ STOPWORDS = frozenset(
 CANDIDATES = 100  # chunks each retriever hands to the fusion
 NOTE_CANDIDATES = 20  # the best whole notes by keywords join the candidates (first section)
 NOTES_SCORED = 100  # whole notes scored for the note signal
-NOTES_AND_FIRST = True  # whole notes: the AND query first, the OR one when it finds too few…
-NOTES_ENOUGH = 20  # …fewer notes than this
+# Whole notes: any word (OR) at once. AND first (then OR when it finds fewer than NOTES_ENOUGH
+# notes) is cheaper on common words but measured worse on the MDN dev set (success@3 0.698
+# against 0.728; docs/BENCHMARKS.md), so it is off.
+NOTES_AND_FIRST = False
+NOTES_ENOUGH = 20
 AMONG_NOTES = 200  # an operator letting through at most this many notes: each is a candidate
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
