@@ -101,3 +101,23 @@ def test_editor_command_takes_the_line_where_the_editor_does() -> None:
     ]
     assert editor_command(f, {"VISUAL": "code --wait"}, 29) == ["code", "--wait", "/v/a note.md"]
     assert editor_command(f, {}, None) == ["vi", "/v/a note.md"]
+
+
+async def test_the_note_screen_lists_related_notes_with_why(app: VaultmemApp) -> None:
+    from vaultmem.tui.widgets.link_panel import LinkPanel, PanelEntry
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_note("Maya Chen.md")
+        await settle(pilot)
+        panel = app.screen.query_one(LinkPanel)
+
+        def rows() -> list[str]:
+            return [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
+
+        await wait_until(pilot, lambda: any(r.startswith("Related (") for r in rows()), rows)
+        at = next(i for i, r in enumerate(rows()) if r.startswith("Related ("))
+        first = rows()[at + 1]
+        assert first.startswith("≈ ") and "\n  " in first  # a title, then why
+        expected = app.vault.related("Maya Chen.md", 8)
+        assert PanelEntry("note", expected[0].path) in panel.entries
+        assert expected[0].reasons[0].detail in first

@@ -30,11 +30,13 @@ from vaultmem.tui.widgets.rendered_view import RenderedView
 from vaultmem.vault import NoteInfo
 
 if TYPE_CHECKING:
+    from vaultmem.related import Related
     from vaultmem.tui.app import VaultmemApp
     from vaultmem.vault import NoteText
 
 
 PAINT_WAIT = 0.5  # seconds the side panel's lookups wait for the note's first paint
+RELATED_SHOWN = 8  # related notes listed in the side panel
 
 
 def obsidian_url(vault_name: str, path: str) -> str:
@@ -268,6 +270,11 @@ class NoteScreen(Screen[None]):
         except VaultmemError:
             return  # the file is there but not indexed yet: the text alone until the reindex
         app.call_from_thread(self.show_info, path, info)
+        try:
+            found = app.vault.related(path, RELATED_SHOWN)
+        except VaultmemError:
+            return
+        app.call_from_thread(self.show_related, path, found)
 
     def show_text(self, path: str, note: NoteText) -> bool:
         """Put the note's first screenful on screen; False when another note was asked for."""
@@ -322,6 +329,11 @@ class NoteScreen(Screen[None]):
             meta.append(" ".join("#" + t for t in info.tags))
         self.query_one("#note-title", Label).update("  ·  ".join(meta))
         self.query_one(LinkPanel).show_note(info)
+
+    def show_related(self, path: str, found: tuple[Related, ...]) -> None:
+        if path != self.path or self.info is None or not self.query("#note-title"):
+            return
+        self.query_one(LinkPanel).show_related(found)
 
     def show_gone(self, path: str, message: str) -> None:
         if path != self.path:
