@@ -161,13 +161,15 @@ class _Parser:
                 self.i += 1
                 continue
             if self._at_or():
-                if not groups:
-                    raise QueryError(self.q, self.i, "OR with nothing before it")
                 start = self.i
                 self.i += 2
                 self._skip()
+                if not groups:
+                    self._notice(start, "an OR with nothing before it is ignored")
+                    continue
                 if self.i >= len(self.q) or self.q[self.i] == ")" or self._at_or():
-                    raise QueryError(self.q, start, "OR with nothing after it")
+                    self._notice(start, "an OR with nothing after it is ignored")
+                    continue
                 right = self.unary()
                 if right is None:
                     continue
