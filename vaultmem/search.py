@@ -107,6 +107,7 @@ NOTES_SCORED = 100  # whole notes scored for the note signal
 # against 0.728; docs/BENCHMARKS.md), so it is off.
 NOTES_AND_FIRST = False
 NOTES_ENOUGH = 20
+PHRASE_CHECKED = 500  # sections a phrase matches whose text is read to check the paragraph
 AMONG_NOTES = 200  # an operator letting through at most this many notes: each is a candidate
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
@@ -240,9 +241,13 @@ def run(
     when = route(parsed.text, now.date())
     text = when.rest if when and when.rest.strip() else parsed.text
     if not query_words(text) and when is None:
-        if query.only_excludes(parsed.filter):
-            notices.append("the query only says what to leave out: add what to look for")
-        if parsed.filter is None or query.only_excludes(parsed.filter):
+        if query.only_excludes(parsed.filter) and query_words(q.text):
+            # "-webkit-box-shadow": nothing to look for but what to leave out, which is more
+            # likely a word that starts with '-' than a search for every other note
+            notices.append("the query only says what to leave out: searched its words instead")
+            parsed = query.Parsed(q.text, None, parsed.notices)
+            text = q.text
+        elif parsed.filter is None or query.only_excludes(parsed.filter):
             return SearchResult(q.text, (), q.mode, tuple(notices))  # nothing to look for
     only = _passing(conn, parsed.filter, {}) if parsed.filter is not None else None
     mode = q.mode
@@ -490,10 +495,14 @@ def _term_notes(
         return every()
     if term.op == "phrase":  # in a note's names, or in one paragraph of its text
         phrase = '"' + " ".join(words) + '"'
+        if len(words) == 1:
+            return f.notes_matching(conn, phrase)
         found = f.sections_matching(conn, phrase)
+        named = f.notes_matching(conn, f"names : {phrase}")
+        if len(found) > PHRASE_CHECKED:  # too many to read: FTS5's adjacent words will do
+            return named | {m.path for m in found}
         bodies = store.chunk_bodies(conn, [m.id for m in found])
         joined = re.compile(r"[^\w\n]*\n?[^\w\n]*".join(map(re.escape, words)), re.IGNORECASE)
-        named = f.notes_matching(conn, f"names : {phrase}")
         return named | {m.path for m in found if joined.search(bodies.get(m.id, ""))}
     if term.op == "content":
         return f.notes_matching(conn, f"body : ({both})")
