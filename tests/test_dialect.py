@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,6 +89,14 @@ COMMANDS: dict[str, list[list[str]]] = {
     "persona list": [[]],
     "persona load": [["work-assistant"], ["health-coach", "--budget", "1200"]],
 }
+# Commands that write, with --json: run in this order on a copy of the sample vault.
+WRITES: list[tuple[str, list[str]]] = [
+    ("trash move", ["Maya Chen"]),
+    ("trash list", []),
+    ("restore", [".trash/Maya Chen.md"]),
+    ("trash move", ["work/people/Priya Raman.md"]),
+    ("trash purge", ["--all", "--yes"]),
+]
 # Commands that print no JSON, and why.
 NO_JSON = {
     "init": "writes the config; its report is reindex's",
@@ -208,15 +218,18 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_command_printing_json_is_walked() -> None:
     found = dict(commands(cli))
     with_json = {name for name, command in found.items() if has_json(command)}
-    assert with_json == set(COMMANDS), "add new --json commands to COMMANDS"
-    assert set(found) == set(COMMANDS) | set(NO_JSON), "a command neither prints JSON nor says why"
+    writes = {name for name, _ in WRITES}
+    assert with_json == set(COMMANDS) | writes, "add new --json commands to COMMANDS or WRITES"
+    assert set(found) == set(COMMANDS) | writes | set(NO_JSON), (
+        "a command neither prints JSON nor says why"
+    )
 
 
-def run_json(index: Path, name: str, args: list[str]) -> list[Any]:
+def run_json(index: Path, name: str, args: list[str], vault: Path = SAMPLE_VAULT) -> list[Any]:
     stdin = "tariff sync\nMaya\n" if args[:1] == ["-"] else None
     result = CliRunner().invoke(
         cli,
-        ["--vault", str(SAMPLE_VAULT), "--index", str(index), *name.split(), *args, "--json"],
+        ["--vault", str(vault), "--index", str(index), *name.split(), *args, "--json"],
         input=stdin,
         catch_exceptions=False,
     )
@@ -232,6 +245,16 @@ def walk_commands(index: Path, seen: Dialect) -> None:
         for args in runs:
             for data in run_json(index, name, args):
                 seen.check(f"vaultmem {name} {' '.join(args)}".strip(), data)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "vault"
+        shutil.copytree(SAMPLE_VAULT, copy)
+        copy_index = Path(tmp) / "index.db"
+        vault = Vault(copy, copy_index)
+        vault.reindex(embed=False)
+        vault.close()
+        for name, args in WRITES:
+            (data,) = run_json(copy_index, name, args, copy)
+            seen.check(f"vaultmem {name} {' '.join(args)}".strip(), data)
 
 
 def test_every_command_speaks_the_dialect(index: Path) -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault, write_files
-from vaultmem.edits import FileChanged
 from vaultmem.gaps import (
     GAP_CLASSES,
     GapRow,
@@ -119,17 +118,17 @@ def test_alias_fix_rewrites_only_the_link(make_vault: MakeVault) -> None:
         }
     )
     vault.reindex()
-    plans = plan_alias_fixes(vault)
-    assert [p.path for p in plans] == ["log.md"]
-    assert apply_alias_fixes(vault, plans) == 3
+    plan = plan_alias_fixes(vault)
+    assert [p.path for p in plan.files] == ["log.md"] and plan.refused == ()
+    result = apply_alias_fixes(vault, plan)
+    assert (result.fixed, result.written, result.refused) == (3, ("log.md",), ())
     text = (vault.root / "log.md").read_bytes().decode()
     assert text == (
         "---\r\ntitle: keep: this\r\n---\r\n"
         "Met [[Robert Smith|Bob]] and ![[Robert Smith#Plans|bob]] and [[Robert Smith|Robert]]"
         " today.\r\n`[[Bob]]` stays code.\r\n"
     )
-    vault.reindex()
-    assert vault.alias_fixable() == ()
+    assert vault.alias_fixable() == ()  # reindexed by the write itself
     assert {link.dst_path for link in vault.show("log").links} == {"people/Robert Smith.md"}
 
 
@@ -142,24 +141,187 @@ def test_alias_fix_skips_code_and_escapes_on_the_same_line(make_vault: MakeVault
         }
     )
     vault.reindex()
-    assert apply_alias_fixes(vault, plan_alias_fixes(vault)) == 1
+    assert apply_alias_fixes(vault, plan_alias_fixes(vault)).fixed == 1
     text = (vault.root / "log.md").read_text(encoding="utf-8")
     assert text == "`[[Bob]]` and \\[[Bob]] are text; [[Robert Smith|bob]] is a link.\n"
 
 
 def test_alias_fix_refuses_a_file_changed_since_indexing(make_vault: MakeVault) -> None:
-    vault = make_vault({"log.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"})
+    vault = make_vault(
+        {
+            "log.md": "[[Bob]]\n",
+            "other.md": "[[Bob]] too\n",
+            "Robert.md": "---\naliases: [Bob]\n---\n",
+        }
+    )
     vault.reindex()
     (vault.root / "log.md").write_text("[[Bob]]\nmy new line\n")
-    with pytest.raises(FileChanged, match="run `vaultmem reindex`"):
-        plan_alias_fixes(vault)
+    plan = plan_alias_fixes(vault)
+    assert [f.path for f in plan.files] == ["other.md"]
+    ((path, changed, reason),) = [(r.path, r.changed, r.reason) for r in plan.refused]
+    assert (path, changed) == ("log.md", True) and "run `vaultmem reindex`" in reason
     vault.reindex()
-    plans = plan_alias_fixes(vault)
+    plan = plan_alias_fixes(vault)
+    assert [f.path for f in plan.files] == ["log.md", "other.md"]
     (vault.root / "log.md").write_text("[[Bob]]\nedited again while the diff was shown\n")
-    with pytest.raises(FileChanged):
-        apply_alias_fixes(vault, plans)
+    result = apply_alias_fixes(vault, plan)
+    assert result.written == ("other.md",) and result.fixed == 1
+    assert [(r.path, r.changed) for r in result.refused] == [("log.md", True)]
     assert (vault.root / "log.md").read_text().endswith("while the diff was shown\n")
+    assert (vault.root / "other.md").read_text() == "[[Robert|Bob]] too\n"
     assert not [p for p in os.listdir(vault.root) if "vaultmem-tmp" in p]
+    # the note written is reindexed; the refused one is not yet (the index says what it read)
+    assert [p.src_path for p in vault.alias_fixable()] == ["log.md"]
+
+
+def test_fix_aliases_says_which_notes_were_written_when_one_changed_meanwhile(
+    make_vault: MakeVault,
+) -> None:
+    """Issue 15 defect 18: a note changed while the command waits for confirmation. It used to
+    say "nothing was written" after rewriting the notes before it, and left the index behind."""
+    vault = make_vault(
+        {"a.md": "[[Bob]]\n", "b.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"}
+    )
+    vault.reindex(embed=False)
+    code = (
+        "import sys, click\n"
+        "from pathlib import Path\n"
+        "from vaultmem.cli import root\n"
+        "VAULT = sys.argv[1]\n"
+        "def confirm(*a, **k):\n"
+        "    Path(VAULT, 'b.md').write_text('[[Bob]] changed meanwhile\\n')\n"
+        "    return True\n"
+        "click.confirm = confirm\n"
+        "sys.stdin.isatty = lambda: True\n"
+        "sys.argv = ['vaultmem', '--vault', VAULT, 'gaps', 'fix-aliases']\n"
+        "root.main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(vault.root)], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 6, result.stderr
+    assert "fixed 1 link in 1 note (written and reindexed)" in result.stdout
+    assert "nothing was written" not in result.stdout
+    assert "not written b.md" in result.stderr and "changed on disk" in result.stderr
+    assert (vault.root / "a.md").read_text() == "[[Robert|Bob]]\n"
+    assert (vault.root / "b.md").read_text() == "[[Bob]] changed meanwhile\n"
+    vault.close()
+    assert [p.src_path for p in vault.alias_fixable()] == ["b.md"]  # a.md's fix is indexed
+
+
+def test_alias_fix_after_a_form_feed_finds_the_link_doctor_reports(make_vault: MakeVault) -> None:
+    """Issue 16: `splitlines()` also splits at a form feed (and \\v, \\x1c-\\x1e, \\x85,
+    U+2028, U+2029), the parser does not: the fix plan looked at the wrong line and dropped it."""
+    text = "page one\fstill line one\nline two\u2028same line [[Bob]]\nend\x85 [[bob]]\n"
+    vault = make_vault({"log.md": text, "Robert.md": "---\naliases: [Bob]\n---\n"})
+    vault.reindex(embed=False)
+    assert [(p.line, p.written) for p in vault.alias_fixable()] == [(2, "[[Bob]]"), (3, "[[bob]]")]
+    plan = plan_alias_fixes(vault)
+    assert plan.fixes == 2
+    apply_alias_fixes(vault, plan)
+    assert (vault.root / "log.md").read_text(encoding="utf-8") == text.replace(
+        "[[Bob]]", "[[Robert|Bob]]"
+    ).replace("[[bob]]", "[[Robert|bob]]")
+    assert vault.alias_fixable() == ()
+
+
+def test_alias_fix_keeps_a_latin_1_note_in_its_encoding(make_vault: MakeVault) -> None:
+    """Issue 15 defect 10: a Latin-1 note with an alias link ended in a traceback, even with
+    --dry-run. It is fixed in its own encoding, or refused with a reason when the fix needs a
+    character the encoding lacks; the other notes are fixed either way."""
+    latin = "Caf\xe9 with [[Bob]]\r\n".encode("cp1252")
+    vault = make_vault(
+        {
+            "latin.md": latin,
+            "greek.md": "na\xefve [[Zed]]\n".encode("cp1252"),
+            "Robert.md": "---\naliases: [Bob]\n---\n",
+            "Ζήτα.md": "---\naliases: [Zed]\n---\n",
+        }
+    )
+    vault.reindex(embed=False)
+    plan = plan_alias_fixes(vault)
+    assert [f.path for f in plan.files] == ["latin.md"]
+    ((refused, reason),) = [(r.path, r.reason) for r in plan.refused]
+    assert refused == "greek.md" and "Windows-1252" in reason and "nothing was written" in reason
+    apply_alias_fixes(vault, plan)
+    assert (vault.root / "latin.md").read_bytes() == "Caf\xe9 with [[Robert|Bob]]\r\n".encode(
+        "cp1252"
+    )
+    dry = subprocess.run(
+        [sys.executable, "-m", "vaultmem", "--vault", str(vault.root), "gaps", "fix-aliases",
+         "--dry-run"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in dry.stderr
+    assert dry.returncode == 1 and "skipped greek.md" in dry.stderr
+
+
+def test_alias_fix_writes_through_a_symlinked_note_and_keeps_the_link(
+    make_vault: MakeVault,
+) -> None:
+    """Issue 15 defect 2: the symlink was replaced by a regular copy."""
+    vault = make_vault({"real/log.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"})
+    (vault.root / "log.md").symlink_to("real/log.md")
+    vault.reindex(embed=False)
+    result = apply_alias_fixes(vault, plan_alias_fixes(vault))
+    assert result.refused == ()
+    assert (vault.root / "log.md").is_symlink()
+    assert os.readlink(vault.root / "log.md") == "real/log.md"
+    assert (vault.root / "real/log.md").read_text() == "[[Robert|Bob]]\n"
+    assert vault.alias_fixable() == ()
+
+
+def test_alias_fix_refuses_a_symlink_out_of_the_vault(
+    make_vault: MakeVault, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("[[Bob]]\n")
+    vault = make_vault({"Robert.md": "---\naliases: [Bob]\n---\n", "log.md": "[[Bob]]\n"})
+    vault.reindex(embed=False)
+    (vault.root / "log.md").unlink()
+    (vault.root / "log.md").symlink_to(outside)  # swapped after the reindex
+    plan = plan_alias_fixes(vault)
+    assert plan.files == () and "outside the vault" in plan.refused[0].reason
+    assert outside.read_text() == "[[Bob]]\n"
+
+
+def test_alias_fix_refuses_a_read_only_note(make_vault: MakeVault) -> None:
+    """Issue 15 defect 2: a 0444 note was rewritten (the rename needs only the folder's write
+    permission). Refused with a clear message, even for root; the other notes are fixed."""
+    vault = make_vault(
+        {"ro.md": "[[Bob]]\n", "rw.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"}
+    )
+    (vault.root / "ro.md").chmod(0o444)
+    vault.reindex(embed=False)
+    result = apply_alias_fixes(vault, plan_alias_fixes(vault))
+    assert result.written == ("rw.md",)
+    ((path, reason),) = [(r.path, r.reason) for r in result.refused]
+    assert path == "ro.md" and "read-only" in reason
+    assert (vault.root / "ro.md").read_text() == "[[Bob]]\n"
+    assert (vault.root / "ro.md").stat().st_mode & 0o777 == 0o444
+
+
+def test_alias_fix_refuses_a_read_only_note_without_roots_override(make_vault: MakeVault) -> None:
+    """The same through the CLI as root without the capabilities that bypass permissions (a
+    0644 note owned by another user, in a folder writable by us: only the note is protected)."""
+    from tests.edit.conftest import without_override
+
+    prefix = without_override()
+    vault = make_vault({"log.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"})
+    vault.reindex(embed=False)
+    note = vault.root / "log.md"
+    os.chown(note, 12345, 12345)  # someone else's note, 0644: we may read, not write
+    note.chmod(0o644)
+    result = subprocess.run(
+        [*prefix, sys.executable, "-m", "vaultmem", "--vault", str(vault.root), "gaps",
+         "fix-aliases", "--yes"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1, result.stderr
+    assert "log.md" in result.stderr and "nothing was written" in result.stderr
+    assert note.read_text() == "[[Bob]]\n"
+    assert (note.stat().st_uid, note.stat().st_mode & 0o777) == (12345, 0o644)
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

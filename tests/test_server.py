@@ -18,6 +18,7 @@ from tests.conftest import SAMPLE_VAULT, write_files
 from vaultmem import dialect, persona
 from vaultmem import graph as link_graph
 from vaultmem.gaps import gaps_report
+from vaultmem.model import content_digest
 from vaultmem.server import Live, build_server, serving
 from vaultmem.vault import Vault
 
@@ -227,7 +228,9 @@ async def test_read_note_by_alias_gives_the_whole_text(client: Client, sample: V
         "chars": len("\n".join(on_disk)),
         "truncated": False,
         "headings": ["Maya Chen", "Work", "Life", "Key facts"],
+        "digest": content_digest((sample.root / "Maya Chen.md").read_bytes()),
     }
+    assert data["digest"] == sample.read_for_edit("Maya Chen.md").digest  # a write's revision
     assert [b.text for b in result.content if isinstance(b, TextContent)] == [
         f"Maya Chen.md, lines 1-{len(on_disk)}",
         "\n".join(on_disk),
@@ -241,6 +244,9 @@ async def test_read_note_reads_one_section_matched_like_obsidian(
     data = ok(result)
     lines = (sample.root / "work/projects/Tariff Optimizer.md").read_text("utf-8").splitlines()
     assert (data["path"], data["heading"]) == ("work/projects/Tariff Optimizer.md", "My Plan!")
+    # a section's revision is still the whole note's: a write replaces the whole file
+    whole = (sample.root / "work/projects/Tariff Optimizer.md").read_bytes()
+    assert data["digest"] == content_digest(whole)
     assert (data["start_line"], data["end_line"]) == (32, 41)
     section = result.content[1]
     assert isinstance(section, TextContent)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import networkx as nx
 
-from vaultmem import decay, edits, store
+from vaultmem import decay, edit, store
 from vaultmem import graph as link_graph
+from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists, NoteNotFound
 from vaultmem.health import LinkProblem
 from vaultmem.parser import LinkRef, wikilinks_in
 
@@ -184,52 +184,87 @@ def _expired(vault: Vault, now: dt.datetime) -> list[ExpiredNote]:
 
 @dataclass(frozen=True)
 class FileFix:
-    """One note's alias links rewritten: the diff to show and the bytes to write."""
+    """One note's alias links rewritten: the diff to show and the write to make."""
 
     path: str
     diff: str
-    new: bytes
-    expected_digest: str
+    change: edit.Change  # only over the revision the plan was made from
     fixes: int
 
 
-def plan_alias_fixes(vault: Vault) -> list[FileFix]:
-    """Rewrite each alias-fixable `[[Alias]]` to `[[Note|Alias]]`; nothing else in the file."""
+@dataclass(frozen=True)
+class Refusal:
+    """A note whose alias links are left as they are, and why."""
+
+    path: str
+    reason: str
+    changed: bool = False  # it changed on disk since it was read or indexed (exit code 6)
+
+
+@dataclass(frozen=True)
+class AliasFixPlan:
+    files: tuple[FileFix, ...]
+    refused: tuple[Refusal, ...]  # notes that cannot be fixed now (nothing is written to them)
+
+    @property
+    def fixes(self) -> int:
+        return sum(f.fixes for f in self.files)
+
+
+@dataclass(frozen=True)
+class AliasFixResult:
+    fixed: int  # links rewritten
+    written: tuple[str, ...]  # notes written (and reindexed)
+    refused: tuple[Refusal, ...]  # notes not written, and why
+
+
+def plan_alias_fixes(vault: Vault) -> AliasFixPlan:
+    """Rewrite each alias-fixable `[[Alias]]` to `[[Note|Alias]]`; nothing else in the file.
+
+    Each note is read for editing (its encoding and line ends kept; lines numbered as the
+    parser numbers them, so a form feed or a Unicode line separator inside a line never moves
+    a link to another line). A note that changed since the last reindex, or that cannot be
+    edited (outside the vault, an encoding that cannot hold the fix, gone), is refused with the
+    reason rather than ending the whole plan.
+    """
     by_file: dict[str, list[LinkProblem]] = defaultdict(list)
     for problem in vault.alias_fixable():
         by_file[problem.src_path].append(problem)
-    plans = []
+    files: list[FileFix] = []
+    refused: list[Refusal] = []
+    planned: set[str] = set()  # files on disk: a symlink in the vault and its target are one
     for path, problems in sorted(by_file.items()):
-        expected = store.note_digest(vault.conn, path)
-        raw = (vault.root / path).read_bytes()
-        if expected is None or edits.digest(raw) != expected:
-            raise edits.FileChanged(
-                f"{path} changed since the last reindex; run `vaultmem reindex` and try again"
-            )
-        text = raw.decode("utf-8")
-        lines = text.splitlines(keepends=True)
-        done = Counter[int]()
-        for problem in problems:
-            index = problem.line - 1
-            if not 0 <= index < len(lines) or problem.fix is None:
+        try:
+            source = vault.read_for_edit(path)
+            if source.file in planned:
+                continue  # the same bytes and links, fixed through the other name
+            if source.digest != store.note_digest(vault.conn, path):
+                raise ChangedOnDisk(
+                    f"{path} changed since the last reindex; run `vaultmem reindex` and try again"
+                )
+            lines = list(source.lines)
+            done = 0
+            for problem in problems:
+                index = problem.line - 1
+                if not 0 <= index < len(lines) or problem.fix is None:
+                    continue
+                new_text = _rewrite(lines[index].text, problem)
+                if new_text != lines[index].text:
+                    lines[index] = edit.Line(new_text, lines[index].end)
+                    done += 1
+            if not done:
                 continue
-            new_line = _rewrite(lines[index], problem)
-            if new_line != lines[index]:
-                lines[index] = new_line
-                done[index] += 1
-        if not done:
+            change = edit.plan_edit(source, lines)
+        except ChangedOnDisk as exc:
+            refused.append(Refusal(path, str(exc), changed=True))
             continue
-        new_text = "".join(lines)
-        diff = "".join(
-            difflib.unified_diff(
-                text.splitlines(keepends=True),
-                new_text.splitlines(keepends=True),
-                fromfile=f"a/{path}",
-                tofile=f"b/{path}",
-            )
-        )
-        plans.append(FileFix(path, diff, new_text.encode("utf-8"), expected, sum(done.values())))
-    return plans
+        except (CannotEdit, NoteNotFound) as exc:
+            refused.append(Refusal(path, str(exc)))
+            continue
+        diff = edit.unified_diff(path, source.lines, lines)
+        files.append(FileFix(path, diff, change, done))
+        planned.add(source.file)
+    return AliasFixPlan(tuple(files), tuple(refused))
 
 
 def _rewrite(line: str, problem: LinkProblem) -> str:
@@ -253,11 +288,25 @@ def _same_ref(a: LinkRef, b: LinkRef) -> bool:
     )
 
 
-def apply_alias_fixes(vault: Vault, plans: list[FileFix]) -> int:
-    """Write the planned files (each atomically, refusing any changed since planning)."""
-    for plan in plans:
-        edits.replace_file(vault.root / plan.path, plan.new, plan.expected_digest)
-    return sum(p.fixes for p in plans)
+def apply_alias_fixes(vault: Vault, plan: AliasFixPlan, wait: float = 60.0) -> AliasFixResult:
+    """Write the planned notes, each atomically and only over the revision planned from, each
+    reindexed as it is written. A note changed since (while the diff was shown) is refused
+    and the others are still written: the result says which were."""
+    written: list[str] = []
+    refused: list[Refusal] = []
+    fixed = 0
+    for fix in plan.files:
+        try:
+            vault.apply(fix.change, wait=wait)
+        except ChangedOnDisk as exc:
+            refused.append(Refusal(fix.path, str(exc), changed=True))
+            continue
+        except (CannotEdit, NoteExists, NoteNotFound) as exc:
+            refused.append(Refusal(fix.path, str(exc)))
+            continue
+        written.append(fix.path)
+        fixed += fix.fixes
+    return AliasFixResult(fixed, tuple(written), tuple(refused))
 
 
 # --------------------------------------------------------------------------- the classes, shown

@@ -20,7 +20,7 @@ from vaultmem.errors import IndexBusy, SchemaMismatch, UsageError, VaultmemError
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note, plain_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
-from vaultmem.scan import Unreadable, VaultFile, name_problem, read_note, scan
+from vaultmem.scan import Unreadable, VaultFile, name_problem, read_note, scan, scan_paths
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -69,8 +69,9 @@ class ReindexReport:
 
 
 @contextlib.contextmanager
-def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
-    """An exclusive advisory lock beside the index, so two reindexes never interleave."""
+def lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+    """An exclusive advisory lock beside the index, so two reindexes (or a reindex and a write
+    with its own reindex) never interleave; IndexBusy (exit 4) when held past `wait` seconds."""
     lock_path = index_path.with_name(index_path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
@@ -102,6 +103,9 @@ def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) 
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     finally:
         handle.close()
+
+
+_lock = lock  # the name tests and older callers know
 
 
 def _fresh(index_path: Path) -> store.Connection:
@@ -140,15 +144,24 @@ class _Resolver:
     """Resolves stored or parsed links against the final file set, with anchor checks."""
 
     def __init__(
-        self, conn: store.Connection, paths: Iterable[str], url_prefixes: dict[str, str]
+        self,
+        conn: store.Connection,
+        paths: Iterable[str],
+        url_prefixes: dict[str, str],
+        files: FileSet | None = None,
     ) -> None:
         self.conn = conn
         self._paths = paths
         self._url_prefixes = url_prefixes
         self.folder_notes = bool(url_prefixes)
-        self._files: FileSet | None = None
+        self._files: FileSet | None = files
         self._anchors: dict[str, store.Anchors] = {}
         self._aliases: dict[str, str] | None = None
+
+    @property
+    def built_files(self) -> FileSet | None:
+        """The file set, if it was needed (and so built) at all."""
+        return self._files
 
     @property
     def files(self) -> FileSet:
@@ -162,6 +175,9 @@ class _Resolver:
         self._anchors.pop(path, None)
         if aliases_changed:
             self._aliases = None
+
+    def forget_aliases(self) -> None:
+        self._aliases = None
 
     def resolve(
         self,
@@ -221,7 +237,7 @@ def reindex(
     drops every vector, e.g. to switch models).
     """
     started = time.perf_counter()
-    with _lock(index_path, wait, on_wait):
+    with lock(index_path, wait, on_wait):
         conn = _fresh(index_path) if full else None
         if conn is None and index_path.exists():
             conn = store.connect(index_path)
@@ -398,6 +414,151 @@ def _reindex(
     )
 
 
+class FileSetCache:
+    """The file set links resolve against and the index's totals, kept between path-limited
+    reindexes by a long-running writer (building the set reads every path, counting the totals
+    scans the files table: most of a small write's cost on a big vault). They are used only at
+    the index generation they were kept at, so any other change to the index (a reindex,
+    another process's write) makes the next write build them afresh."""
+
+    def __init__(self) -> None:
+        self._kept: tuple[int, FileSet | None, store.FileTotals] | None = None
+
+    def take(self, generation: int) -> tuple[FileSet | None, store.FileTotals] | None:
+        kept, self._kept = self._kept, None  # never reused half-updated after a failure
+        return (kept[1], kept[2]) if kept is not None and kept[0] == generation else None
+
+    def keep(self, generation: int, files: FileSet | None, totals: store.FileTotals) -> None:
+        self._kept = (generation, files, totals)
+
+
+def reindex_paths(
+    conn: store.Connection,
+    vault: Path,
+    config: Config,
+    paths: Iterable[str],
+    cache: FileSetCache | None = None,
+) -> ReindexReport | None:
+    """Bring the index in line with the vault for just `paths` (the files a write touched),
+    without walking the vault; the caller holds the index lock.
+
+    Each path is read again whatever its stat says (a write within one tick of the clock keeps
+    size and mtime). Links whose target names something that appeared, went, or changed its
+    aliases or anchors are re-resolved, exactly as the whole incremental reindex does, so the
+    index ends as a fresh rebuild of the vault would be, as long as nothing else changed.
+    Returns None, having changed nothing, when the paths cannot be judged alone (a killed cold
+    run to finish, new link rules, a symlinked folder on the way…): run `reindex` then.
+    """
+    started = time.perf_counter()
+    wanted = sorted(set(paths))
+    if store.get_meta(conn, "resolve_all") == "1":
+        return None
+    if store.get_meta(conn, "link_rules") != json.dumps(sorted(config.url_prefixes.items())):
+        return None
+    scanned = scan_paths(vault, wanted, config.exclude, config.max_file_bytes)
+    if scanned is None:
+        return None
+    skipped = dict(scanned.skipped)
+    by_path = {f.path: f for f in scanned.files}
+    states = store.file_states(conn, wanted)
+    removed = [
+        p for p, state in states.items() if p not in by_path or state.kind != by_path[p].kind
+    ]
+    todo = sorted(scanned.files)
+    folder_notes = bool(config.url_prefixes)
+
+    def every_path() -> Iterator[str]:  # what links may resolve to (`removed` gone by then)
+        return iter(set(store.file_paths(conn)) | by_path.keys())
+
+    kept = cache.take(store.generation(conn)) if cache is not None else None
+    files, base = kept if kept is not None else (None, store.file_totals(conn))
+    if files is not None:  # the set as of before this reindex: bring it to after
+        for p in removed:
+            files.remove(p)
+        for p in by_path:
+            files.add(p)
+    resolver = _Resolver(conn, _Lazy(every_path), config.url_prefixes, files)
+    # the totals after = before, less what the touched files held, plus what they hold now
+    old_links = store.link_counts(conn, [st.id for st in states.values()])
+    old_kinds = [st.kind for st in states.values()]
+    delta = _WantedDelta(set(wanted))
+    with store.transaction(conn):
+        keys = {k for p in removed for k in _file_keys(p, folder_notes)}
+        ids = [states[p].id for p in removed]
+        keys |= store.alias_keys(conn, ids)
+        store.mark_dirty(conn, keys)
+        store.delete_files(conn, ids)
+    for p in removed:
+        del states[p]
+    changed = _index_files(conn, vault, config, todo, states, resolver, skipped, False, None)
+    with store.transaction(conn):
+        relinked = _final_pass(conn, resolver, False, False, None, delta)
+        if changed or removed or relinked:
+            store.set_meta(conn, "generation", str(store.generation(conn) + 1))
+        store.update_skipped(conn, wanted, skipped)
+    now = store.file_states(conn, wanted)
+    new_links = store.link_counts(conn, [st.id for st in now.values()])
+    new_kinds = [st.kind for st in now.values()]
+    totals = store.FileTotals(
+        base.notes + new_kinds.count("note") - old_kinds.count("note"),
+        base.attachments + new_kinds.count("attachment") - old_kinds.count("attachment"),
+        base.links + new_links.links - old_links.links,
+        base.wanted_links + new_links.wanted_links - old_links.wanted_links + delta.value,
+    )
+    if cache is not None and not any(p in skipped for p in by_path):
+        # the set (when it was needed) holds exactly the indexed files now
+        cache.keep(store.generation(conn), resolver.built_files, totals)
+    return ReindexReport(
+        notes=totals.notes,
+        attachments=totals.attachments,
+        changed=changed,
+        removed=len(removed),
+        links=totals.links,
+        wanted=totals.wanted_links,
+        skipped=len(skipped),
+        seconds=round(time.perf_counter() - started, 3),
+        full=False,
+    )
+
+
+def reindex_touched(
+    conn: store.Connection,
+    vault: Path,
+    config: Config,
+    paths: Iterable[str],
+    cache: FileSetCache | None = None,
+) -> ReindexReport:
+    """`reindex_paths`, else (when the paths cannot be judged alone) the whole incremental
+    reindex; the caller holds the index lock."""
+    report = reindex_paths(conn, vault, config, paths, cache)
+    if report is None:
+        report = _reindex(conn, vault, config, False, None, time.perf_counter())
+    return report
+
+
+class _WantedDelta:
+    """How many links the final pass turned wanted (+) or resolved (-), outside `skip` (the
+    notes whose links are counted whole afterwards)."""
+
+    def __init__(self, skip: set[str]) -> None:
+        self.skip = skip
+        self.value = 0
+
+    def moved(self, link: store.StoredLink, res: store.LinkResolution) -> None:
+        if link.src_path not in self.skip:
+            self.value += (res.dst_path is None) - (link.resolution.dst_path is None)
+
+
+class _Lazy:
+    """An iterable made only when first iterated (the resolver's file set is built on use)."""
+
+    def __init__(self, make: Callable[[], Iterator[str]]) -> None:
+        self._make = make
+
+    def __iter__(self) -> Iterator[str]:
+        return self._make()
+
+
 def _file_keys(path: str, folder_notes: bool) -> set[str]:
     """The link-target keys a file answers to: its name, and its folder's for a folder note."""
     keys = {name_key(path)}
@@ -565,6 +726,7 @@ def _final_pass(
     resolve_all: bool,
     relink_all: bool,
     progress: Progress | None,
+    wanted_delta: _WantedDelta | None = None,
 ) -> int:
     """Re-resolve every link whose target set changed; check anchors and alias fixes.
 
@@ -582,11 +744,16 @@ def _final_pass(
         ]
     else:
         links = store.links_with_keys(conn, store.dirty_keys(conn))
+    # alias owners looked up while notes were stored missed the aliases of notes stored later
+    # (and a note's own, stored after its links were resolved): look again now all are in
+    resolver.forget_aliases()
     updates: list[tuple[int, store.LinkResolution]] = []
     for i, link in enumerate(links):
         res = resolver.resolve(link.src_path, link.target, link.heading, link.block)
         if res != link.resolution:
             updates.append((link.id, res))
+            if wanted_delta is not None:
+                wanted_delta.moved(link, res)
         if progress and i % 5000 == 0:
             progress("links", i, len(links))
     if progress and links:

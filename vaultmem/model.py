@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
 
 LinkKind = Literal["wiki", "markdown", "property"]
 JSONValue = str | int | float | bool | None | list["JSONValue"] | dict[str, "JSONValue"]
+
+
+def content_digest(data: bytes) -> str:
+    """The content hash the index stores for every note (blake2b, 16 bytes): a note's revision,
+    which every write checks before it replaces the note."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

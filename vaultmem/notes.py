@@ -96,6 +96,7 @@ class NoteText:
     text: str
     headings: tuple[str, ...] = ()
     body_line: int = 1  # the note's first line after its front matter (1: it has none)
+    digest: str = ""  # the revision read (content hash of the note's bytes): a write's precondition
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ class Notes:
         if "\x00" in ref or (heading and "\x00" in heading):
             raise UsageError("a note name cannot contain a NUL byte")
         path = self.find_note(ref)
-        lines = self.note_lines(path)
+        lines, digest = self._lines_and_digest(path)
         conn = self.index.conn
         title = str(store.title_of(conn, path))
         ranges = store.headings_of(conn, path)
@@ -199,7 +200,7 @@ class Notes:
         whole = "\n".join(lines)
         body = split_front_matter(whole)[1] + 1
         if heading is None or not heading.strip():
-            return NoteText(path, title, None, 1, len(lines), whole, headings, body)
+            return NoteText(path, title, None, 1, len(lines), whole, headings, body, digest)
         want = heading_key(heading.lstrip("#"))
         found = next((h for h in ranges if heading_key(h.text) == want), None)
         if found is None:
@@ -207,15 +208,20 @@ class Notes:
             raise NoteNotFound(f"{path} has no heading '{heading}' (headings: {known})")
         end = min(found.end_line, len(lines))
         section = "\n".join(lines[found.line - 1 : end])
-        return NoteText(path, title, found.text, found.line, end, section, headings, body)
+        return NoteText(path, title, found.text, found.line, end, section, headings, body, digest)
 
     def note_lines(self, path: str) -> list[str]:
         """The current lines of an indexed note (`path` as the index has it), numbered as the
         index numbers them; a file that now leads outside the vault (a symlink swapped in
         since the last reindex) is refused."""
+        return self._lines_and_digest(path)[0]
+
+    def _lines_and_digest(self, path: str) -> tuple[list[str], str]:
+        """`note_lines`, and the digest of the bytes they were read from."""
         file = self._inside(path)
         try:
-            text = read_text(file).text
+            read = read_text(file)
+            text = read.text
         except FileNotFoundError:
             raise NoteNotFound(
                 f"{path} was deleted or moved since the last reindex; run `vaultmem reindex`"
@@ -227,7 +233,7 @@ class Notes:
         lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
         if lines[-1] == "":
             lines.pop()  # the final line end
-        return lines
+        return lines, read.digest
 
     def _inside(self, path: str) -> Path:
         """The file of an indexed note, refusing one that now leads outside the vault (a file

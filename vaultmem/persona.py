@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from vaultmem import store
-from vaultmem.edits import create_file
-from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
+from vaultmem import edit, store
+from vaultmem.errors import NoteExists, NoteNotFound, UsageError, VaultmemError
 from vaultmem.parser import (
     is_lone_embed,
     linked_name,
@@ -599,8 +598,10 @@ def _note_lines(vault: Vault, path: str) -> list[str] | None:
 # --------------------------------------------------------------------------- creating
 
 
-def new_persona(vault: Vault, slug: str, role: str) -> Path:
-    """Write `<personas folder>/<slug>.md` from the template, refusing to overwrite anything."""
+def new_persona(vault: Vault, slug: str, role: str, wait: float = 60.0) -> Path:
+    """Write `<personas folder>/<slug>.md` from the template, refusing to overwrite anything;
+    indexed at once when the vault has an index (text only: vectors come with the next
+    reindex)."""
     if not _SLUG_RE.match(slug):
         raise UsageError(
             f"{slug!r} cannot be a persona slug: use lowercase letters, digits, '-' and '_', "
@@ -617,11 +618,9 @@ def new_persona(vault: Vault, slug: str, role: str) -> Path:
     refusal = PersonaExists(
         f"{rel} already exists; vaultmem never overwrites a note. Edit it, or pick another slug"
     )
-    if path.exists():
-        raise refusal
     try:
-        create_file(path, persona_template(slug, role).encode("utf-8"))
-    except FileExistsError:
+        vault.apply(edit.plan_new_note(rel, persona_template(slug, role)), wait=wait, embed=False)
+    except NoteExists:
         raise refusal from None
     return path
 

@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import SAMPLE_VAULT, SHARED_DATA
 from tests.edit.conftest import child, snapshot, wait_for
 from vaultmem import edit
-from vaultmem.edits import digest
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists, NoteNotFound
+from vaultmem.model import content_digest as digest
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 LOG = (".vaultmem", "trash.jsonl")
@@ -315,7 +315,7 @@ TRASH_RACE = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from vaultmem import edit
-    from vaultmem.edits import digest
+    from vaultmem.model import content_digest as digest
     from vaultmem.errors import ChangedOnDisk
     root, go, ready = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     held = digest((root / "people/Maya.md").read_bytes())

@@ -19,8 +19,8 @@ import pytest
 from tests.edit.conftest import child, snapshot, wait_for, without_override
 from vaultmem import edit
 from vaultmem.edit import writing
-from vaultmem.edits import digest
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists
+from vaultmem.model import content_digest as digest
 from vaultmem.scan import scan
 
 NOTE = "# Maya\r\n\r\n## Tasks\r\n- [ ] call ⏫ ^t1\r\nlast line"
@@ -711,3 +711,20 @@ def test_a_note_from_a_template(vault: Path) -> None:
     assert (vault / "people" / "Ana Diaz.md").read_text() == (
         "---\ncreated: 2026-11-30\n---\n# Ana Diaz\n\nMonday 30 November 2026 at 09:05\n{{other}}\n"
     )
+
+
+def test_cleaning_one_folder_leaves_the_others(tmp_path: Path) -> None:
+    """What a write does before it writes: its own folder only, and only stale temporaries."""
+    vault = tmp_path / "v"
+    (vault / "people").mkdir(parents=True)
+    dead = 2**22 + 12345  # above any pid this machine hands out
+    top = vault / f".a.md.{dead}.0123abcd.vaultmem-tmp"
+    inner = vault / "people" / f".b.md.{dead}.0123abcd.vaultmem-tmp"
+    mine = vault / "people" / f".c.md.{os.getpid()}.0123abcd.vaultmem-tmp"
+    other = vault / "people" / ".c.md.not-ours"
+    for f in (top, inner, mine, other):
+        f.write_text("x")
+    assert edit.clean_temporaries(vault, folder="people") == (f"people/{inner.name}",)
+    assert top.exists() and mine.exists() and other.exists()
+    assert edit.clean_temporaries(vault, folder="") == (top.name,)
+    assert edit.clean_temporaries(vault, folder="missing") == ()

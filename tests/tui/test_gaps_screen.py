@@ -259,9 +259,34 @@ async def test_a_note_changed_while_the_diff_is_shown_is_not_overwritten(
         await settled(pilot)
         assert (root / MEETING).read_text(encoding="utf-8") == edited
         errors = [n.message for n in recording._notifications if n.severity == "error"]
-        assert len(errors) == 1 and "changed since it was indexed; nothing was written" in errors[0]
-        # the reindex after it saw the edit; the alias link is still there to fix
+        assert len(errors) == 1
+        assert "changed on disk since it was read; nothing was written" in errors[0]
+        # nothing written, nothing reindexed: the alias link is still there to fix
         assert tab_label(screen, "alias_fixable") == "Alias links 1"
+
+
+@pytest.mark.asyncio
+async def test_a_latin_1_note_the_fix_cannot_be_written_in_is_a_message(
+    vault_dir: Path,
+) -> None:
+    """Issue 15 defect 10: the TUI exited dumping the note's text. Now one message names the
+    note and why, and the notes that can be fixed are offered."""
+    (vault_dir / "latin.md").write_bytes("na\xefve [[Zed]]\n".encode("cp1252"))
+    (vault_dir / "Ζήτα.md").write_text("---\naliases: [Zed]\n---\n", encoding="utf-8")
+    app = RecordingApp(Vault(vault_dir))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.vault.reindex(embed=False)
+        screen = await open_gaps(pilot)
+        await go_to_tab(pilot, screen, "alias_fixable")
+        await pilot.press("f")
+        await settled(pilot)
+        errors = [n for n in app._notifications if n.severity == "error"]
+        assert [n.title for n in errors] == ["not fixed: latin.md"]
+        assert "Windows-1252" in errors[0].message and "na\xefve" not in errors[0].message
+        assert isinstance(app.screen, DiffView)  # the sample's own alias link still offered
+        assert "latin.md" not in app.screen.diff
+    assert (vault_dir / "latin.md").read_bytes() == "na\xefve [[Zed]]\n".encode("cp1252")
 
 
 @pytest.mark.asyncio

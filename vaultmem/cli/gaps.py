@@ -9,6 +9,7 @@ import click
 from vaultmem import dialect
 from vaultmem.cli.context import Ctx, emit_json, json_option, plural
 from vaultmem.gaps import (
+    Refusal,
     apply_alias_fixes,
     gap_counts,
     gap_rows,
@@ -64,24 +65,37 @@ def gaps_group(ctx: click.Context, limit: int, as_json: bool) -> None:
 @gaps_group.command("fix-aliases")
 @click.option("--dry-run", is_flag=True, help="Show the changes; write nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
+@click.option(
+    "--wait",
+    type=click.FloatRange(0, 3600),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for a reindex or write holding the index (exit 4 after).",
+)
 @click.pass_obj
-def fix_aliases_cmd(obj: Ctx, dry_run: bool, yes: bool) -> None:
+def fix_aliases_cmd(obj: Ctx, dry_run: bool, yes: bool, wait: float) -> None:
     """Rewrite links that name an alias ([[Bob]]) to [[Robert Smith|Bob]].
 
-    Shows the diff first; each file is rewritten atomically and only if it has not changed
-    since the last reindex. Nothing else in the notes changes.
+    Shows the diff first; each note is rewritten atomically, in its own encoding and line
+    ends, only if it has not changed since the last reindex (and since the diff was shown),
+    and is reindexed as it is written. Nothing else in the notes changes. A note that cannot
+    be fixed is named with the reason; exit code 6 when one changed on disk meanwhile.
     """
     vault = obj.vault
-    plans = plan_alias_fixes(vault)
-    if not plans:
-        click.echo("no alias-fixable links")
+    plan = plan_alias_fixes(vault)
+    for refusal in plan.refused:
+        click.echo(f"skipped {refusal.path}: {refusal.reason}", err=True)
+    if not plan.files:
+        click.echo("no alias-fixable links" if not plan.refused else "nothing to fix now")
+        _exit_for(plan.refused)
         return
-    for plan in plans:
-        click.echo(plan.diff, nl=False)
-    total = sum(p.fixes for p in plans)
-    summary = f"{plural(total, 'link')} in {plural(len(plans), 'note')}"
+    for fix in plan.files:
+        click.echo(fix.diff, nl=False)
+    summary = f"{plural(plan.fixes, 'link')} in {plural(len(plan.files), 'note')}"
     if dry_run:
         click.echo(f"\n{summary} would change (dry run: nothing written)")
+        _exit_for(plan.refused)
         return
     if not yes:
         if not sys.stdin.isatty():
@@ -89,6 +103,23 @@ def fix_aliases_cmd(obj: Ctx, dry_run: bool, yes: bool) -> None:
                 "not a terminal to confirm on: pass --yes to apply, or --dry-run"
             )
         click.confirm(f"\nApply: {summary}?", abort=True)
-    fixed = apply_alias_fixes(vault, plans)
-    report = vault.reindex()
-    click.echo(f"fixed {plural(fixed, 'link')}; {report.summary()}")
+    result = apply_alias_fixes(vault, plan, wait=wait)
+    for refusal in result.refused:
+        click.echo(f"not written {refusal.path}: {refusal.reason}", err=True)
+    if result.written:
+        click.echo(
+            f"fixed {plural(result.fixed, 'link')} in {plural(len(result.written), 'note')}"
+            " (written and reindexed)"
+        )
+    else:
+        click.echo("nothing was written")
+    _exit_for((*plan.refused, *result.refused))
+
+
+def _exit_for(refused: tuple[Refusal, ...]) -> None:
+    """Exit code 6 when a note changed on disk meanwhile (read again: run it again), 1 when
+    another note could not be fixed."""
+    if any(r.changed for r in refused):
+        sys.exit(6)
+    if refused:
+        sys.exit(1)

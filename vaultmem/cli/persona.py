@@ -6,7 +6,6 @@ import click
 
 from vaultmem import dialect
 from vaultmem.cli.context import Ctx, emit_json, json_option, plural
-from vaultmem.errors import IndexBusy
 from vaultmem.persona import (
     PersonaContext,
     find_persona,
@@ -124,10 +123,5 @@ def new_cmd(obj: Ctx, slug: str, role: str) -> None:
     click.echo(f"created {rel}")
     if not vault.index_path.exists():
         click.echo(f"no index yet: run `vaultmem reindex`, then `vaultmem persona load {slug}`")
-        return
-    try:
-        vault.reindex(embed=False, wait=5.0)
-    except IndexBusy:
-        click.echo("another reindex is running: run `vaultmem reindex` once it is done")
         return
     click.echo(f"indexed; fill in its sections, then `vaultmem persona load {slug}`")

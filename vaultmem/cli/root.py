@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 not found, or `doctor` found index problems; 2 bad usage, missing vault
 or bad config; 3 no index yet or an index from another schema; 4 another reindex holds the lock;
-5 a model server is down where nothing can stand in for it.
+5 a model server is down where nothing can stand in for it; 6 a note changed on disk since it was
+read, so nothing was written.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import sys
 import click
 
 from vaultmem import __version__
-from vaultmem.cli import apps, gaps, graph, index, notes, persona, related
+from vaultmem.cli import apps, gaps, graph, index, notes, persona, related, trash
 from vaultmem.cli.context import Ctx
 from vaultmem.errors import VaultmemError
 from vaultmem.vault import locate_vault
 
 # Each module's `register_commands(cli)` adds its commands; none of them imports this module.
-COMMAND_MODULES = (index, notes, related, graph, gaps, persona, apps)
+COMMAND_MODULES = (index, notes, related, graph, gaps, persona, trash, apps)
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})

@@ -87,6 +87,18 @@ from vaultmem.dialect.refs import (
     notes,
 )
 from vaultmem.dialect.related import ReasonOut, RelatedNoteOut, RelatedOut, related
+from vaultmem.dialect.trash import (
+    PurgedOut,
+    RestoredOut,
+    TrashedOut,
+    TrashEntryOut,
+    TrashListOut,
+    purged,
+    restored,
+    trash_entry,
+    trash_list,
+    trashed,
+)
 
 __all__ = [
     "ArticulationPointOut",
@@ -122,11 +134,13 @@ __all__ = [
     "PersonaPartOut",
     "PersonaPartTextOut",
     "PersonasOut",
+    "PurgedOut",
     "ReasonOut",
     "RefreshOut",
     "ReindexOut",
     "RelatedNoteOut",
     "RelatedOut",
+    "RestoredOut",
     "SearchHitOut",
     "SearchOut",
     "SectionOut",
@@ -134,6 +148,9 @@ __all__ = [
     "StatsOut",
     "SuggestionOut",
     "TaskOut",
+    "TrashEntryOut",
+    "TrashListOut",
+    "TrashedOut",
     "WantedOut",
     "backlink",
     "backlinks",
@@ -157,10 +174,15 @@ __all__ = [
     "openclaw_search",
     "persona_context",
     "personas",
+    "purged",
     "refresh",
     "reindex",
     "related",
+    "restored",
     "search_result",
     "stats",
     "timestamp",
+    "trash_entry",
+    "trash_list",
+    "trashed",
 ]

@@ -240,6 +240,7 @@ class NoteTextOut(TypedDict):
     chars: int
     truncated: bool
     headings: list[str]  # every heading of the note, to read another section next
+    digest: str  # the revision read: a write sends it back, and is refused if the note changed
 
 
 def note_text(
@@ -254,6 +255,7 @@ def note_text(
         "chars": chars,
         "truncated": truncated,
         "headings": list(text.headings[:max_headings]),
+        "digest": text.digest,
     }
 
 

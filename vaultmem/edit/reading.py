@@ -11,8 +11,8 @@ from pathlib import Path
 from vaultmem.edit import disk
 from vaultmem.edit.text import Encoding, Line, Lines, Undecodable, decode, encode, join_lines
 from vaultmem.edit.text import split_lines as _split_lines
-from vaultmem.edits import digest as content_digest
 from vaultmem.errors import CannotEdit
+from vaultmem.model import content_digest
 
 DEFAULT_MAX_BYTES = 10 << 20  # the config's default max_file_mb
 

@@ -22,11 +22,11 @@ from pathlib import Path
 from vaultmem.edit import disk
 from vaultmem.edit.reading import NoteSource, read_regular
 from vaultmem.edit.text import ENCODING_NAMES, Line, Unencodable, encode
-from vaultmem.edits import digest as content_digest
 from vaultmem.errors import CannotEdit, NoteExists
+from vaultmem.model import content_digest
 
 TMP_SUFFIX = disk.TMP_SUFFIX
-# `.<name>.<pid>.<token>.vaultmem-tmp`; edits.py's older ones carry no pid
+# `.<name>.<pid>.<token>.vaultmem-tmp`; those of older versions carry no pid
 _TMP_RE = re.compile(r"^\..*?(?:\.(?P<pid>\d+)\.[0-9a-f]{8})?\.vaultmem-tmp$", re.DOTALL)
 STALE_AFTER = dt.timedelta(hours=1)  # no write takes this long: the pid may have been reused
 
@@ -343,38 +343,60 @@ def is_temporary(name: str) -> bool:
     return _TMP_RE.match(name) is not None
 
 
-def clean_temporaries(root: Path, *, now: dt.datetime | None = None) -> tuple[str, ...]:
+def clean_temporaries(
+    root: Path, *, now: dt.datetime | None = None, folder: str | None = None
+) -> tuple[str, ...]:
     """Remove vaultmem's own temporary files left by a crash; return their vault paths.
 
     A temporary is stale when the process that wrote it (its pid is in the name) is gone or it
-    is older than an hour; a live writer's file is left alone, and so is any other file.
+    is older than an hour; a live writer's file is left alone, and so is any other file. With
+    `folder` (a vault path, "" for the top), only that folder is looked at, not below it.
     """
     current = (now or dt.datetime.now(dt.UTC)).timestamp()
     removed: list[str] = []
+    if folder is not None:
+        parts = disk.vault_parts(folder) if folder else ()
+        with disk.open_root(root) as root_fd:
+            try:
+                folder_fd = disk.open_folder(root_fd, parts)
+            except OSError:
+                return ()
+            try:
+                prefix = f"{folder}/" if folder else ""
+                _clean_in(folder_fd, os.listdir(folder_fd), prefix, current, removed)
+            finally:
+                os.close(folder_fd)
+        return tuple(sorted(removed))
     top = disk.real_root(root)
-    for folder, dirs, files, folder_fd in os.fwalk(top, follow_symlinks=False):
+    for here, dirs, files, folder_fd in os.fwalk(top, follow_symlinks=False):
         dirs[:] = [d for d in dirs if d != ".git"]
-        for name in files:
-            m = _TMP_RE.match(name)
-            if m is None:
-                continue
-            try:
-                st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
-            except FileNotFoundError:
-                continue  # its writer renamed or removed it meanwhile
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            pid = int(m["pid"]) if m["pid"] else None
-            old = current - st.st_mtime > STALE_AFTER.total_seconds()
-            if not old and (pid is None or _alive(pid)):
-                continue
-            try:
-                os.unlink(name, dir_fd=folder_fd)
-            except FileNotFoundError:
-                continue
-            rel = os.path.relpath(os.path.join(folder, name), top)
-            removed.append(rel.replace(os.sep, "/"))
+        rel = os.path.relpath(here, top).replace(os.sep, "/")
+        _clean_in(folder_fd, files, "" if rel == "." else f"{rel}/", current, removed)
     return tuple(sorted(removed))
+
+
+def _clean_in(
+    folder_fd: int, names: list[str], prefix: str, current: float, removed: list[str]
+) -> None:
+    for name in names:
+        m = _TMP_RE.match(name)
+        if m is None:
+            continue
+        try:
+            st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue  # its writer renamed or removed it meanwhile
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        pid = int(m["pid"]) if m["pid"] else None
+        old = current - st.st_mtime > STALE_AFTER.total_seconds()
+        if not old and (pid is None or _alive(pid)):
+            continue
+        try:
+            os.unlink(name, dir_fd=folder_fd)
+        except FileNotFoundError:
+            continue
+        removed.append(prefix + name)
 
 
 def _alive(pid: int) -> bool:

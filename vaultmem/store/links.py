@@ -341,3 +341,22 @@ def shared_note_keys(conn: Connection, paths: Iterable[str]) -> set[str]:
         keys,
     )
     return {r[0] for r in rows}
+
+
+@dataclass(frozen=True)
+class LinkCounts:
+    links: int
+    wanted_links: int
+
+
+def link_counts(conn: Connection, note_ids: Sequence[int]) -> LinkCounts:
+    """How many links the notes `note_ids` hold, and how many of them are wanted."""
+    links = wanted = 0
+    for total, unresolved in rows_in(
+        conn,
+        "SELECT count(*), count(*) - count(dst_path) FROM links WHERE src_id IN ({marks})",
+        note_ids,
+    ):
+        links += total
+        wanted += unresolved or 0
+    return LinkCounts(links, wanted)

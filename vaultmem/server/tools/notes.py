@@ -34,6 +34,8 @@ def tools(runner: Runner) -> list[Tool]:
         The answer is the note's path and line range, then the markdown exactly as written
         (a separate block); its structured part lists the note's headings, to read another
         section next. Text past 200,000 characters is cut at a line end, and the answer says so.
+        The structured part's `digest` is the revision read (the hash of the whole note's
+        bytes): a write sends it back, and is refused if the note changed since.
         """
         return await runner.answer(_read_note, runner.vault, ref, heading)
 

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Label, TabbedContent, TabPane
 from vaultmem.errors import VaultmemError
 from vaultmem.gaps import (
     GAP_CLASSES,
-    FileFix,
+    AliasFixPlan,
     GapClass,
     GapRow,
     GapsReport,
@@ -214,40 +214,47 @@ class GapsScreen(Screen[None]):
     def _plan_fixes(self) -> None:
         app = self.vaultmem
         try:
-            plans = plan_alias_fixes(app.vault)
-        except VaultmemError as exc:  # edits.FileChanged: a note changed since the reindex
+            plan = plan_alias_fixes(app.vault)
+        except VaultmemError as exc:  # the index itself: gone, busy, of another schema
             app.call_from_thread(self.notify, str(exc), title="nothing fixed", severity="error")
             return
-        app.call_from_thread(self._confirm, plans)
+        app.call_from_thread(self._confirm, plan)
 
-    def _confirm(self, plans: list[FileFix]) -> None:
-        if not plans:
+    def _confirm(self, plan: AliasFixPlan) -> None:
+        for refusal in plan.refused:  # one per note, never the note's text
+            self.notify(refusal.reason, title=f"not fixed: {refusal.path}", severity="error")
+        if not plan.files:
             self.notify("No alias-fixable links: nothing to fix.", title="alias links")
             return
-        links = sum(p.fixes for p in plans)
-        title = f"Rewrite {_plural(links, 'alias link')} in {_plural(len(plans), 'note')}?"
-        diff = "".join(plan.diff for plan in plans)
+        files = len(plan.files)
+        title = f"Rewrite {_plural(plan.fixes, 'alias link')} in {_plural(files, 'note')}?"
+        diff = "".join(fix.diff for fix in plan.files)
 
         def answered(apply: bool | None) -> None:
             if apply:
-                self._apply_fixes(plans)
+                self._apply_fixes(plan)
             else:
                 self.notify("Nothing was written.", title="alias links")
 
         self.app.push_screen(DiffView(diff, title), answered)
 
     @work(thread=True, exclusive=True, group="gaps-fix")
-    def _apply_fixes(self, plans: list[FileFix]) -> None:
+    def _apply_fixes(self, plan: AliasFixPlan) -> None:
         app = self.vaultmem
         try:
-            fixed = apply_alias_fixes(app.vault, plans)
-        except VaultmemError as exc:
-            # each file is written alone: the ones before the changed file may be done
-            app.call_from_thread(self.notify, str(exc), title="not all fixed", severity="error")
-        else:
-            message = f"Fixed {_plural(fixed, 'link')} in {_plural(len(plans), 'note')}."
+            result = apply_alias_fixes(app.vault, plan)
+        except VaultmemError as exc:  # the index lock held too long: nothing was written
+            app.call_from_thread(self.notify, str(exc), title="nothing fixed", severity="error")
+            return
+        for refusal in result.refused:
+            app.call_from_thread(
+                self.notify, refusal.reason, title=f"not written: {refusal.path}", severity="error"
+            )
+        if result.written:
+            notes = _plural(len(result.written), "note")
+            message = f"Fixed {_plural(result.fixed, 'link')} in {notes}."
             app.call_from_thread(self.notify, message, title="alias links")
-        app.call_from_thread(app.reindex)  # then the app reloads this screen
+            app.call_from_thread(app.refresh_views)  # each note was reindexed as it was written
 
 
 # The tabs' ids and titles, known before any report is computed (the screen builds them first).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Label
 
 from vaultmem.tui.widgets.markdown_text import display_markdown
@@ -49,14 +50,26 @@ class Preview(Vertical):
         """The markdown shown, if any."""
         return self.query_one(RenderedView).source
 
+    def _parts(self) -> tuple[Label, RenderedView] | None:
+        """The title and the body, or None while the preview is taken down (the app closing):
+        a search's late answer then has nowhere to go and is dropped."""
+        try:
+            return self.query_one("#preview-title", Label), self.query_one(RenderedView)
+        except NoMatches:
+            return None
+
     def show(self, title: str, text: str) -> None:
-        self.query_one("#preview-title", Label).update(title, layout=False)
-        self.query_one(RenderedView).show_markdown(display_markdown(text))
+        parts = self._parts()
+        if parts is not None:
+            parts[0].update(title, layout=False)
+            parts[1].show_markdown(display_markdown(text))
 
     def show_text(self, title: str, text: Text | str) -> None:
         """Text without markdown rendering: cheap, for messages and the welcome."""
-        self.query_one("#preview-title", Label).update(title, layout=False)
-        self.query_one(RenderedView).show(text)
+        parts = self._parts()
+        if parts is not None:
+            parts[0].update(title, layout=False)
+            parts[1].show(text)
 
     def clear(self, message: str = "") -> None:
         self.show_text(message, "")
