@@ -239,12 +239,87 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
                 if rare:
                     stack.enter_context(swapped(search, "fts_queries", rare_queries))
                 stack.enter_context(swapped(ranking, "rank", rank))
-                result = search.run(conn, query, vault.embedder, None, vault._matrix)
+                result = search.run(conn, query, vault.embedder, None, vault.index.current_matrix())
             return [(h.path, h.header) for h in result.hits]
 
         return run
 
     return make
+
+
+def _plain(vault: Any, weights: ranking.Weights, swap: dict[str, Any] | None = None) -> Run:
+    """vaultmem's own hybrid search with these weights (and search's constants in `swap`)."""
+
+    def run(q: str) -> list[tuple[str, str]]:
+        query = search.Query(q, 10, "hybrid", weights=weights)
+        with contextlib.ExitStack() as stack:
+            for name, value in (swap or {}).items():
+                stack.enter_context(swapped(search, name, value))
+            result = search.run(
+                vault.conn, query, vault.embedder, None, vault.index.current_matrix()
+            )
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
+def _cards(vault: Any, weight: float) -> Run:
+    """Whole notes OR-ed, plus a meaning signal over note "cards": each note's names, its
+    headings and the start of its first section, embedded once by the vault's model; a
+    note's card similarity (scaled between the worst and best candidate) times `weight`, and
+    the 20 notes whose cards are nearest join the candidates."""
+    import numpy as np
+
+    conn = vault.conn
+    rows = conn.execute(
+        "SELECT n.id, n.path, n.title, n.names, n.aliases,"
+        " (SELECT group_concat(h.text, ' · ') FROM headings h WHERE h.note_id = n.id),"
+        " (SELECT f.body FROM chunks c JOIN chunks_fts f ON f.rowid = c.id"
+        "  WHERE c.note_id = n.id ORDER BY c.seq LIMIT 1)"
+        " FROM notes n WHERE n.kind = 'note'").fetchall()
+    paths = [r[1] for r in rows]
+    cards = []
+    for _, _, title, names, aliases, heads, body in rows:
+        named = " · ".join(dict.fromkeys([title, *json.loads(aliases), *json.loads(names)]))
+        cards.append(f"{named}\n{(heads or '')[:300]}\n{(body or '')[:400]}")
+    model = vault.embedder()
+    matrix = np.vstack([model.embed(cards[i:i + 512]) for i in range(0, len(cards), 512)])
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    first = {r[1]: r for r in conn.execute(
+        "SELECT c.id, n.path, n.title, c.start_line FROM notes n JOIN chunks c"
+        " ON c.note_id = n.id AND c.seq = 0")}
+    plain_rank = ranking.rank
+    state: dict[str, Any] = {}
+
+    def rank(*args: Any, **kwargs: Any) -> list[ranking.Ranked]:
+        sims = state["sims"]
+        cands = list(args[0])
+        have = {c.path for c in cands}
+        for i in np.argsort(-sims)[:20]:
+            p = paths[int(i)]
+            if p not in have and p in first:
+                cid, _, title, line = first[p]
+                cands.append(ranking.Candidate(cid, p, title, "", line, line))
+        ranked = plain_rank(cands, *args[1:], **{**kwargs, "limit": 200})
+        index = {p: i for i, p in enumerate(paths)}
+        got = [float(sims[index[r.path]]) for r in ranked if r.path in index]
+        low, high = (min(got), max(got)) if got else (0.0, 1.0)
+        out = []
+        for r in ranked:
+            s = float(sims[index[r.path]]) if r.path in index else low
+            extra = weight * ((s - low) / (high - low) if high > low else 0.0)
+            out.append(ranking.Ranked(r.path, r.best, r.score + extra, (*r.parts, ("card", extra))))
+        out.sort(key=lambda r: (-r.score, r.path))
+        return out[: kwargs.get("limit", 10)]
+
+    def run(q: str) -> list[tuple[str, str]]:
+        state["sims"] = matrix @ model.embed([q])[0]
+        query = search.Query(q, 10, "hybrid", weights=ranking.Weights())
+        with swapped(search, "NOTES_AND_FIRST", False), swapped(ranking, "rank", rank):
+            result = search.run(conn, query, vault.embedder, None, vault.index.current_matrix())
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
 
 
 def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[ranking.Candidate]:
@@ -272,8 +347,23 @@ def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[rankin
     return out
 
 
-BASE = ranking.Weights()
+# The defaults before issue 13's winners were turned on (no title, no whole-note signal): the
+# baseline the new defaults are measured against in the same run. The variants below were
+# measured against it (docs/BENCHMARKS.md, "Ranking ideas").
+BEFORE = replace(ranking.Weights(), title=0.0, note=0.0)
+BASE = BEFORE
 VARIANTS: dict[str, Callable[[Any], Run]] = {
+    "defaults": lambda vault: _plain(vault, ranking.Weights()),
+    "before": lambda vault: _plain(vault, BEFORE),
+    "notes-or": lambda vault: _plain(vault, ranking.Weights(), swap={"NOTES_AND_FIRST": False}),
+    "notes-and100": lambda vault: _plain(vault, ranking.Weights(), swap={"NOTES_ENOUGH": 100}),
+    "notes-or-cards0.3": lambda vault: _cards(vault, 0.3),
+    "notes-or-cards0.6": lambda vault: _cards(vault, 0.6),
+    "title-only": lambda vault: _plain(vault, replace(ranking.Weights(), note=0.0)),
+    "note-only": lambda vault: _plain(vault, replace(ranking.Weights(), title=0.0)),
+    "notes-or-note1.0": lambda vault: _plain(
+        vault, replace(ranking.Weights(), note=1.0), swap={"NOTES_AND_FIRST": False}
+    ),
     "base": hybrid(BASE),
     "title0.2": hybrid(replace(BASE, title=0.2), names=True),
     "title0.5": hybrid(replace(BASE, title=0.5), names=True),

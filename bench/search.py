@@ -114,6 +114,11 @@ def main() -> None:
                     help="vaultmem's search mode (the issue's 10 ms target is for keyword)")
     ap.add_argument("--mdn-dir", type=Path, default=DEFAULT_MDN_DIR)
     ap.add_argument("--rebuild", action="store_true", help="rebuild both indexes from scratch")
+    ap.add_argument("--warm", action="store_true",
+                    help="hold the vectors in memory first (Vault.warm), as the TUI and MCP do")
+    ap.add_argument("--before", action="store_true",
+                    help="hybrid: also time the ranking before issue 13's title and whole-note "
+                         "signals (same process, interleaved), as a baseline")
     args = ap.parse_args()
 
     import sqlean as sqlite3
@@ -140,6 +145,10 @@ def main() -> None:
     if args.rebuild or not base_db.exists():
         print(f"baseline FTS5 table built in {build_baseline(base_db, root, paths):.1f}s",
               file=sys.stderr)
+    if args.warm:
+        t = time.perf_counter()
+        vault.warm(background=False)
+        print(f"vectors in memory in {time.perf_counter() - t:.1f}s", file=sys.stderr)
     base = sqlite3.connect(str(base_db), isolation_level=None)
     base_sql = ("SELECT path, snippet(docs, 2, char(2), char(3), '…', 24) FROM docs"
                 " WHERE docs MATCH ? ORDER BY rank LIMIT ?")
@@ -165,8 +174,28 @@ def main() -> None:
             n, err = 0, f"{type(exc).__name__}: {exc}"
         return (time.perf_counter() - t) * 1000, n, err
 
+    from dataclasses import replace as _replace
+
+    from vaultmem import ranking
+    from vaultmem import search as vsearch
+
+    before = _replace(ranking.Weights(), title=0.0, note=0.0)
+
+    def run_before(q: str) -> tuple[float, int, str | None]:
+        t = time.perf_counter()
+        try:
+            query = vsearch.Query(q, args.limit, "hybrid", weights=before)
+            found = vsearch.run(vault.conn, query, vault.embedder, None,
+                                vault.index.current_matrix())
+            n, err = len(found.hits), None
+        except Exception as exc:
+            n, err = 0, f"{type(exc).__name__}: {exc}"
+        return (time.perf_counter() - t) * 1000, n, err
+
     runners = {"vaultmem": run_vm, "fts_and": lambda q: run_base(q, "AND"),
                "fts_or": lambda q: run_base(q, "OR")}
+    if args.before:
+        runners["vaultmem_before"] = run_before
     for _, q in queries:  # warm-up
         for run in runners.values():
             run(q)
@@ -195,6 +224,8 @@ def main() -> None:
                          "met": p50 <= TARGET_P50_MS}
 
     name = "search-mdn.json" if args.mode == "keyword" else f"search-mdn-{args.mode}.json"
+    if args.warm:
+        name = name.replace(".json", "-warm.json")
     out = write_json(name, {
         "dataset": "mdn", "notes": report.notes, "queries": len(queries), "passes": args.passes,
         "limit": args.limit, "seed": SEED, "machine": machine, "code": code,
@@ -206,7 +237,9 @@ def main() -> None:
           f"{args.passes} passes after warm-up, limit {args.limit}\n")
     print("| queries | vaultmem p50 / p95 / max ms | baseline FTS5 AND p50 / p95 / max ms "
           "| baseline FTS5 OR p50 / p95 / max ms |")
-    print("|---|---:|---:|---:|")
+    if args.before:
+        print("(last column: vaultmem hybrid before issue 13's title and whole-note signals)")
+    print("|---|---:|---:|---:|" + ("---:|" if args.before else ""))
     for kind in ("all", "title", "pair", "hostile"):
         cells = [f"{s[kind]['p50']:.2f} / {s[kind]['p95']:.2f} / {s[kind]['max']:.2f}"
                  for s in (summary[w] for w in runners)]

@@ -27,6 +27,8 @@ HEADLESS = [
     "vaultmem.live",
     "vaultmem.persona",
     "vaultmem.gaps",
+    "vaultmem.query",
+    "vaultmem.related",
     "vaultmem.dialect",
     "vaultmem.cli",
     *(f"vaultmem.cli.{name}" for name in CLI_MODULES),

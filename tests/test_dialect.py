@@ -69,6 +69,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     "watch": [["--count", "1"]],  # the first refresh, the catch-up, then it stops
     "show": [["Maya Chen"], ["Tariff Optimizer"], ["work/Meeting notes.md"]],
     "backlinks": [["Priya"]],
+    "related": [["Maya Chen"], ["Tariff Optimizer", "--limit", "3"]],
     "stats": [[]],
     "doctor": [[]],
     "graph path": [
@@ -126,6 +127,7 @@ TOOL_CALLS: dict[str, list[dict[str, Any]]] = {
     "search": [{"query": "tariff sync"}, {"query": "what happened yesterday", "mode": "keyword"}],
     "read_note": [{"ref": "Maya"}, {"ref": "Tariff Optimizer", "heading": "my plan"}],
     "backlinks": [{"ref": "Priya", "limit": 3}],
+    "related": [{"ref": "Maya Chen"}, {"ref": "Tariff Optimizer", "limit": 3}],
     "find_connections": [
         {"start": "Maya", "end": "Miso Soup"},
         {"start": "Gift Ideas", "end": "Maya"},

@@ -28,6 +28,7 @@ TOOLS = {
     "search",
     "read_note",
     "backlinks",
+    "related",
     "find_connections",
     "neighbors",
     "knowledge_gaps",
@@ -144,7 +145,8 @@ async def test_keyword_search_returns_the_exact_hits(client: Client, sample: Vau
     ]
     first = data["results"][0]
     assert first["title"] == "Scratch - tariff sync debugging"
-    assert first["snippet"].startswith("# Scratch - tariff sync debugging Throwaway notes")
+    # plain text, as docs/mcp.md says: no heading marks
+    assert first["snippet"].startswith("Scratch - tariff sync debugging Throwaway notes")
     direct = sample.search("tariff sync", limit=3, mode="keyword")
     assert [r["score"] for r in data["results"]] == [round(h.score, 4) for h in direct.hits]
     for row in data["results"]:  # highlight control characters never reach the agent
@@ -207,6 +209,7 @@ async def test_every_tool_refuses_an_argument_it_does_not_name(client: Client) -
         "search": {"query": "tariff"},
         "read_note": {"ref": "Maya"},
         "backlinks": {"ref": "Maya"},
+        "related": {"ref": "Maya"},
         "find_connections": {"start": "Maya", "end": "Miso Soup"},
         "neighbors": {"ref": "Maya"},
         "knowledge_gaps": {},
@@ -623,3 +626,13 @@ def test_serving_catches_up_with_edits_made_while_no_server_ran(tmp_path: Path) 
     with serving(vault) as live:
         assert live.refresh() is None  # waited for the catch-up, which found the new note
         assert [h.path for h in vault.search("zyzzyva", mode="keyword").hits] == ["Offline.md"]
+
+
+async def test_related_answers_with_reasons_and_refuses_an_unknown_note(client: Client) -> None:
+    data = ok(await client.call_tool("related", {"ref": "Maya Chen", "limit": 3}))
+    assert data["path"].endswith("Maya Chen.md") and len(data["related"]) == 3
+    for row in data["related"]:
+        assert (
+            row["reasons"] and abs(sum(r["strength"] for r in row["reasons"]) - row["score"]) < 1e-3
+        )
+    assert "Priyaa" in failed(await client.call_tool("related", {"ref": "Priyaa Raman"}))

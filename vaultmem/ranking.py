@@ -40,6 +40,7 @@ class NoteFacts:
     links: frozenset[str] = frozenset()  # paths it links to or is linked from
     expired: bool = False  # past its decay tier's lifetime
     modified: dt.datetime | None = None
+    names: tuple[str, ...] = ()  # title, aliases and the other names it goes by
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,16 @@ class Weights:
     # pseudo-relevance feedback: sections found only through words the best sections share
     # (when no section holds every word) join the keyword evidence at this fraction; 0 is off
     feedback: float = 0.0
-    # Experimental (issue 13, measured in bench/devset.py and bench/ablation.py; 0 is off):
-    # a note whose title or an alias is what the query asks for (`names` given to rank)…
-    title: float = 0.0
-    # …and the keyword evidence of a note's other sections besides its best one…
-    evidence: float = 0.0
+    # Issue 13, measured in bench/devset.py and bench/ablation.py (docs/BENCHMARKS.md):
+    # a note whose title, an alias or another name is what the query asks for…
+    title: float = 0.5
     # …and a keyword match over the whole note (`note_scores` given to rank: each note's bm25
-    # over its whole text, relative to the best note's), for words spread over sections
-    note: float = 0.0
+    # over its whole text and properties, relative to the best note's), for words spread over
+    # its sections…
+    note: float = 0.6
+    # …and the keyword evidence of a note's other sections besides its best one: measured,
+    # not kept (0 is off)
+    evidence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -143,8 +146,8 @@ def rank(
 ) -> list[Ranked]:
     """Fuse per note (best chunk per retriever), add the signals, best first.
 
-    `names`: each note's title and aliases, for the (experimental) title signal;
-    `note_scores`: whole-note keyword scores in [0, 1], for the (experimental) note signal."""
+    `names`: each note's names, for the title signal, in place of its facts' names;
+    `note_scores`: whole-note keyword scores in [0, 1], for the note signal."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -178,8 +181,9 @@ def rank(
             parts.append(("heading", weights.heading * _share(query_words, best.heading)))
         if weights.path:
             parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
-        if weights.title and names is not None:
-            parts.append(("title", weights.title * name_match(query_words, names.get(path, ()))))
+        if weights.title:
+            known = names.get(path, ()) if names is not None else note_facts.names
+            parts.append(("title", weights.title * name_match(query_words, known)))
         if weights.note and note_scores is not None:
             parts.append(("note", weights.note * note_scores.get(path, 0.0)))
         if weights.evidence and top_keyword > 0:

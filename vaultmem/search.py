@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from vaultmem import decay, ranking, store
+from vaultmem import decay, query, ranking, store
 from vaultmem.dates import DateRoute, dates_in, route
 from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, VaultmemError
 
@@ -99,6 +100,15 @@ STOPWORDS = frozenset(
     ]
 )
 CANDIDATES = 100  # chunks each retriever hands to the fusion
+NOTE_CANDIDATES = 20  # the best whole notes by keywords join the candidates (first section)
+NOTES_SCORED = 100  # whole notes scored for the note signal
+# Whole notes: any word (OR) at once. AND first (then OR when it finds fewer than NOTES_ENOUGH
+# notes) is cheaper on common words but measured worse on the MDN dev set (success@3 0.698
+# against 0.728; docs/BENCHMARKS.md), so it is off.
+NOTES_AND_FIRST = False
+NOTES_ENOUGH = 20
+PHRASE_CHECKED = 500  # sections a phrase matches whose text is read to check the paragraph
+AMONG_NOTES = 200  # an operator letting through at most this many notes: each is a candidate
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
 FEEDBACK_WORDS = 5  # …and adds the words most of them share
@@ -150,6 +160,48 @@ def plain(snippet: str) -> str:
     return snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, "")
 
 
+_M = f"[{HIGHLIGHT_START}{HIGHLIGHT_END}]*"  # highlight marks may sit inside the syntax
+_LINE_MARKS = re.compile(
+    rf"^[ \t]*(?:>[ \t]*)*{_M}(?:#{{1,6}}[ \t]+|[-*+][ \t]+\[.\][ \t]+|[-*+][ \t]+|\d+[.)][ \t]+)?",
+    re.MULTILINE,
+)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
+_TABLE_RULE = re.compile(
+    r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$", re.M
+)
+_CALLOUT = re.compile(r"\[![\w-]+\][+-]?")
+_EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
+_WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
+_MDLINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_COMMENT = re.compile(r"%%.*?(?:%%|$)", re.DOTALL)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_BLOCK_ID = re.compile(rf"[ \t]\^[\w-]+{_M}(?=[ \t]*(?:$|…))", re.MULTILINE)
+_FOOTNOTE = re.compile(r"\[\^[^\]]*\]")
+_EMPHASIS = re.compile(r"(\*\*|__|==|~~|\*|`+)")
+_LEFTOVER = re.compile(r"!?\[\[|\]\]|\]\([^)]*\)?|(?<!\w)_|_(?!\w)|\|")
+
+
+def plain_text(snippet: str) -> str:
+    """A snippet as plain text (its highlight marks kept): no heading or list marks, tables'
+    pipes, embeds, link syntax, emphasis, HTML or entities such as `&nbsp;`; whitespace
+    collapsed. Snippets cut markdown anywhere, so half a link or table row is cleaned too."""
+    text = _COMMENT.sub(" ", snippet)
+    text = _FENCE.sub(" ", text)
+    text = _TABLE_RULE.sub(" ", text)
+    text = _LINE_MARKS.sub(lambda m: m.group(0).strip(" \t>#-*+[]x.)0123456789"), text)
+    text = _CALLOUT.sub(" ", text)
+    text = _EMBED.sub(" ", text)
+    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1).replace("#", " › ").strip(" ›"), text)
+    text = _MDLINK.sub(r"\1", text)
+    text = _FOOTNOTE.sub("", text)
+    text = _BLOCK_ID.sub("", text)
+    text = _HTML_TAG.sub(" ", text)
+    text = html.unescape(text).replace("\xa0", " ")
+    text = _EMPHASIS.sub("", text)
+    text = _LEFTOVER.sub(" ", text)
+    return " ".join(text.split())
+
+
 def query_words(text: str) -> list[str]:
     words = list(dict.fromkeys(w.lower() for w in _WORD_RE.findall(text)))
     return [w for w in words if w not in STOPWORDS] or words
@@ -184,11 +236,20 @@ def run(
     if q.mode not in MODES:
         raise UsageError(f"unknown search mode {q.mode!r}: use one of {', '.join(MODES)}")
     now = q.now or dt.datetime.now(dt.UTC)
-    when = route(q.text, now.date())
-    text = when.rest if when and when.rest.strip() else q.text
+    parsed = query.parse(q.text)  # operators ("phrase", -word, tag:, path:, …): QueryError
+    notices: list[str] = list(parsed.notices)
+    when = route(parsed.text, now.date())
+    text = when.rest if when and when.rest.strip() else parsed.text
     if not query_words(text) and when is None:
-        return SearchResult(q.text, (), q.mode)  # nothing to look for ("*", "", "  ")
-    notices: list[str] = []
+        if query.only_excludes(parsed.filter) and query_words(q.text):
+            # "-webkit-box-shadow": nothing to look for but what to leave out, which is more
+            # likely a word that starts with '-' than a search for every other note
+            notices.append("the query only says what to leave out: searched its words instead")
+            parsed = query.Parsed(q.text, None, parsed.notices)
+            text = q.text
+        elif parsed.filter is None or query.only_excludes(parsed.filter):
+            return SearchResult(q.text, (), q.mode, tuple(notices))  # nothing to look for
+    only = _passing(conn, parsed.filter, {}) if parsed.filter is not None else None
     mode = q.mode
     model = store.get_meta(conn, "embed_model")
     if mode != "keyword":
@@ -198,10 +259,11 @@ def run(
                 raise _semantic_impossible(problem, embedder)
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
-    if mode == "keyword" and not q.filters.active() and when is None and q.weights is None:
+    fast = only is None and not q.filters.active() and when is None and q.weights is None
+    if mode == "keyword" and fast:
         return SearchResult(q.text, _keyword_only(conn, text, q.limit), mode, tuple(notices))
 
-    fetch = CANDIDATES * (4 if q.filters.active() else 1)
+    fetch = CANDIDATES * (4 if q.filters.active() or only is not None else 1)
     weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
     candidates: dict[int, ranking.Candidate] = {}
     # With the vectors in memory, the meaning half needs no connection: it runs on another
@@ -233,6 +295,26 @@ def run(
                 break
         if weights.feedback and len(matches) > 1 and not and_matched:
             _expand(conn, candidates, text, fetch, weights.feedback)
+    if only is not None and len(only) <= AMONG_NOTES:
+        # few notes pass the operators: each is a candidate, by its best sections for the
+        # words where they have any, else by its first section
+        among = sorted(only)
+        if mode != "semantic" and matches:
+            for m in store.filters.keyword_chunks_among(conn, matches[-1], among, fetch):
+                candidates.setdefault(
+                    m.id,
+                    ranking.Candidate(
+                        m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25
+                    ),
+                )
+        have = {c.path for c in candidates.values()}
+        for c in store.first_chunks(conn, [p for p in among if p not in have]).values():
+            candidates.setdefault(
+                c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
+            )
+    note_scores: dict[str, float] | None = None
+    if mode != "semantic" and matches and weights.note:
+        note_scores = _note_scores(conn, candidates, matches, fetch)
     nearest: list[tuple[int, float]] = []
     if pending is not None:
         try:
@@ -284,9 +366,18 @@ def run(
 
     paths = sorted({c.path for c in candidates.values()})
     facts, allowed = _facts(conn, paths, q.filters, now)
+    if only is not None:
+        allowed &= only
     kept = [c for c in candidates.values() if c.path in allowed]
     ranked = ranking.rank(
-        kept, facts, set(query_words(text)), weights, route=when, now=now, limit=q.limit
+        kept,
+        facts,
+        set(query_words(text)),
+        weights,
+        route=when,
+        now=now,
+        limit=q.limit,
+        note_scores=note_scores,
     )
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
 
@@ -333,11 +424,111 @@ def _expand(
             )
 
 
+def _note_scores(
+    conn: store.Connection,
+    candidates: dict[int, ranking.Candidate],
+    matches: list[str],
+    fetch: int,
+) -> dict[str, float]:
+    """Whole-note keyword scores in [0, 1] (relative to the best note), AND first as for the
+    sections; the best few notes join the candidates by their first section, so a note whose
+    words are spread over its sections is found at all."""
+    found: list[tuple[str, float]] = []
+    for n, fts in enumerate(matches):
+        if not NOTES_AND_FIRST and n < len(matches) - 1:
+            continue
+        found = store.keyword_notes(conn, fts, NOTES_SCORED)
+        if len(found) >= NOTES_ENOUGH or n == len(matches) - 1:
+            break
+    if not found or found[0][1] <= 0:
+        return {}
+    top = found[0][1]
+    have = {c.path for c in candidates.values()}
+    new = [p for p, _ in found[:NOTE_CANDIDATES] if p not in have]
+    for c in store.first_chunks(conn, new).values():
+        candidates.setdefault(
+            c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
+        )
+    return {p: s / top for p, s in found}
+
+
+def _passing(conn: store.Connection, node: query.Node, cache: dict[str, set[str]]) -> set[str]:
+    """The notes an operator tree lets through."""
+
+    def every() -> set[str]:
+        if "" not in cache:
+            cache[""] = store.filters.all_notes(conn)
+        return cache[""]
+
+    if isinstance(node, query.Not):
+        return every() - _passing(conn, node.node, cache)
+    if isinstance(node, query.AnyOf):
+        return set().union(*(_passing(conn, n, cache) for n in node.nodes))
+    if isinstance(node, query.AllOf):
+        wanted = [n for n in node.nodes if not isinstance(n, query.Not)]
+        out = set(every()) if not wanted else _passing(conn, wanted[0], cache)
+        for other in wanted[1:]:
+            out &= _passing(conn, other, cache)
+        for left_out in node.nodes:
+            if isinstance(left_out, query.Not) and out:
+                out -= _passing(conn, left_out.node, cache)
+        return out
+    return _term_notes(conn, node, every)
+
+
+def _term_notes(
+    conn: store.Connection, term: query.Term, every: Callable[[], set[str]]
+) -> set[str]:
+    words = [w.lower() for w in _WORD_RE.findall(term.value)]
+    both = " AND ".join(f'"{w}"' for w in words)
+    f = store.filters
+    if term.op == "tag":
+        return f.notes_tagged(conn, term.value)
+    if term.op == "path":
+        return f.notes_in_path(conn, term.value)
+    if term.op == "file":
+        return f.notes_named(conn, term.value)
+    if term.op.startswith("task"):
+        done = {"task": None, "task-todo": False, "task-done": True}[term.op]
+        return f.notes_with_tasks(conn, words, done)
+    if not words:  # "++": nothing a word index can hold, so nothing to hold back
+        return every()
+    if term.op == "phrase":  # in a note's names, or in one paragraph of its text
+        phrase = '"' + " ".join(words) + '"'
+        if len(words) == 1:
+            return f.notes_matching(conn, phrase)
+        found = f.sections_matching(conn, phrase)
+        named = f.notes_matching(conn, f"names : {phrase}")
+        if len(found) > PHRASE_CHECKED:  # too many to read: FTS5's adjacent words will do
+            return named | {m.path for m in found}
+        bodies = store.chunk_bodies(conn, [m.id for m in found])
+        joined = re.compile(r"[^\w\n]*\n?[^\w\n]*".join(map(re.escape, words)), re.IGNORECASE)
+        return named | {m.path for m in found if joined.search(bodies.get(m.id, ""))}
+    if term.op == "content":
+        return f.notes_matching(conn, f"body : ({both})")
+    if term.op == "section":
+        return {m.path for m in f.sections_matching(conn, both)}
+    if term.op == "line":
+        found = f.sections_matching(conn, both)
+        bodies = store.chunk_bodies(conn, [m.id for m in found])
+        return {m.path for m in found if _one_line_holds(bodies.get(m.id, ""), words)}
+    return f.notes_matching(conn, both)  # a word inside a group with operators
+
+
+def _one_line_holds(text: str, words: list[str]) -> bool:
+    """Whether one line holds every word (a word matches the start of a word: "run", "runs")."""
+    for line in text.splitlines():
+        have = [w.lower() for w in _WORD_RE.findall(line)]
+        if all(any(h.startswith(w) for h in have) for w in words):
+            return True
+    return False
+
+
 def _single(mode: Mode) -> ranking.Weights:
     """Keyword-only or meaning-only ranking still gets the small signals (dates, headings)."""
     if mode == "keyword":
         return ranking.Weights(vector=0.0)
-    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0)
+    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0)
 
 
 def _semantic_impossible(problem: str, embedder: Callable[[], Embedder] | None) -> VaultmemError:
@@ -402,7 +593,9 @@ def _facts(
         modified = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
         expiry = decay.expires_at(note.frontmatter, modified) if note.may_decay else None
         expired = bool(expiry and expiry[1] is not None and expiry[1] <= now)
-        facts[path] = ranking.NoteFacts(date, frozenset(links.get(path, ())), expired, modified)
+        facts[path] = ranking.NoteFacts(
+            date, frozenset(links.get(path, ())), expired, modified, note.names
+        )
         if tag and tag not in note.tags:
             continue
         if filters.path and not path.startswith(filters.path.lstrip("/")):
@@ -425,7 +618,7 @@ def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> t
     out = []
     for r in ranked:
         c = r.best
-        snippet = shown.get(c.chunk_id) or _excerpt(bodies.get(c.chunk_id, ""))
+        snippet = plain_text(shown.get(c.chunk_id) or "") or _excerpt(bodies.get(c.chunk_id, ""))
         out.append(
             Hit(c.path, c.title, c.start_line, c.end_line, r.score, snippet, c.heading, r.parts)
         )
@@ -433,7 +626,7 @@ def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> t
 
 
 def _excerpt(text: str, size: int = 160) -> str:
-    flat = " ".join(text.split())
+    flat = plain_text(text)
     return flat if len(flat) <= size else flat[:size].rsplit(" ", 1)[0] + "…"
 
 
@@ -458,9 +651,13 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
             best.setdefault(path, row)
         if len(best) >= limit:
             break
-    top = list(best.values())[:limit]
+    # by score (a section's bm25 is the same under both queries): notes holding every word
+    # were looked for first, but are not put first when a note with fewer words scores higher
+    top = sorted(best.values(), key=lambda m: (m.bm25, m.path))[:limit]
     # snippets cost a re-tokenisation each: make them only for the hits shown
     shown = store.snippets(conn, queries[-1], [row.id for row in top])
+    missing = [m.id for m in top if not plain_text(shown.get(m.id, ""))]
+    bodies = store.chunk_bodies(conn, missing) if missing else {}
     return tuple(
         Hit(
             m.path,
@@ -468,7 +665,7 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
             m.start_line,
             m.end_line,
             -m.bm25,
-            shown.get(m.id, ""),
+            plain_text(shown.get(m.id, "")) or _excerpt(bodies.get(m.id, "")),
             m.heading,
             (("keyword", -m.bm25),),
         )

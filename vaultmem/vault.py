@@ -44,6 +44,8 @@ from vaultmem.notes import (
     TaskInfo,
 )
 from vaultmem.persona import PersonaContext, PersonaInfo, find_persona, list_personas, load_persona
+from vaultmem.related import Related
+from vaultmem.related import related as related_notes
 from vaultmem.search import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -299,6 +301,12 @@ class Vault:
     def note_names(self) -> tuple[NoteSummary, ...]:
         """Every note (title, path, aliases), for completion and pickers."""
         return self.notes.note_names()
+
+    def related(self, ref: str, limit: int = 10) -> tuple[Related, ...]:
+        """The notes most like a note (by meaning, shared links, co-citation, rare shared
+        tags), best first, each with why."""
+        path = self.find_note(ref)
+        return related_notes(self.conn, path, limit, self.index.current_matrix())
 
     # ---- the link graph
 

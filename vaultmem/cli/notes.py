@@ -11,6 +11,7 @@ import click
 from vaultmem import dialect
 from vaultmem.cli.context import Ctx, emit_json, highlight, json_option
 from vaultmem.dates import SINCE_HELP, no_such_day, since_day
+from vaultmem.query import QueryError
 from vaultmem.search import MODES, Mode
 from vaultmem.vault import NoteInfo, SearchResult
 
@@ -28,7 +29,8 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
         return
     for rank, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
-        header = f"  {click.style(hit.header, fg='cyan')}" if hit.header else ""
+        # a hit in a note's text before any heading is shown under the note's title
+        header = f"  {click.style(hit.header or hit.title, fg='cyan')}"
         click.echo(f"{rank:2}. {click.style(where, bold=True)}  {hit.score:.2f}{header}")
         if hit.snippet.strip():
             click.echo(f"    {highlight(hit.snippet)}")
@@ -98,8 +100,14 @@ def search(
     """Find notes by words and by meaning (best section per note).
 
     Dates in the query ("yesterday", "last Monday", "Feb 8", 2026-11-28) favour notes of that
-    day. QUERY "-" reads one query per line from stdin and answers each in turn (one JSON
-    object per line with --json), so thousands of queries run in one process.
+    day. Obsidian's search operators narrow the notes: "exact phrase", -word (or -tag:#x, any
+    term), a OR b, ( ) to group, tag:#x, path:folder, file:name, content:word,
+    section:(a b) (one section holds both), line:(a b) (one line holds both), task:(a b),
+    task-todo:, task-done:; operator names in any case. The remaining words are ranked by
+    keywords and meaning (docs/search.md).
+
+    QUERY "-" reads one query per line from stdin and answers each in turn (one JSON object
+    per line with --json), so thousands of queries run in one process.
     """
     if as_json:
         if fmt not in ("text", "json"):
@@ -123,15 +131,22 @@ def search(
     for q in queries:
         if query == "-" and not q.strip():
             continue
-        result = vault.search(
-            q,
-            limit=limit,
-            mode=mode,
-            tag=tag,
-            path=path_prefix,
-            since=since,
-            hyde=hyde,
-        )
+        try:
+            result = vault.search(
+                q,
+                limit=limit,
+                mode=mode,
+                tag=tag,
+                path=path_prefix,
+                since=since,
+                hyde=hyde,
+            )
+        except QueryError as exc:
+            if query != "-":
+                raise
+            # one malformed line of a batch: its answer says why, the others still run
+            click.echo(f"error: {exc}", err=True)
+            result = SearchResult(q, (), mode, (str(exc).splitlines()[0],))
         for notice in result.notices:
             if notice not in told:  # once per process, not once per batch query
                 click.echo(f"note: {notice}", err=True)

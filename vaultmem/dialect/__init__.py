@@ -121,6 +121,7 @@ from vaultmem.dialect.refs import (
     note,
     notes,
 )
+from vaultmem.dialect.related import ReasonOut, RelatedNoteOut, RelatedOut, related
 from vaultmem.dialect.trash import (
     PurgedOut,
     RestoredOut,
@@ -184,9 +185,12 @@ __all__ = [
     "PruneOut",
     "PrunedOut",
     "PurgedOut",
+    "ReasonOut",
     "RecallOut",
     "RefreshOut",
     "ReindexOut",
+    "RelatedNoteOut",
+    "RelatedOut",
     "RestoredOut",
     "SalienceOut",
     "SalientOut",
@@ -238,6 +242,7 @@ __all__ = [
     "recall",
     "refresh",
     "reindex",
+    "related",
     "restored",
     "salience",
     "search_result",

@@ -7,6 +7,7 @@ their metadata), `links` (links and their resolution), `text` (chunks and FTS5),
 decoded here; callers use `from vaultmem import store` and `store.fn(conn, ...)`.
 """
 
+from vaultmem.store import filters, related
 from vaultmem.store.graph import GraphRows, SharedLabel, graph_rows, shared_labels
 from vaultmem.store.links import (
     Anchors,
@@ -135,8 +136,10 @@ from vaultmem.store.text import (
     chunk_hash,
     chunk_rows,
     chunk_texts,
+    first_chunks,
     first_chunks_dated,
     keyword_chunks,
+    keyword_notes,
     mentions,
     snippets,
 )
@@ -235,6 +238,8 @@ __all__ = [
     "file_states",
     "file_stats",
     "file_totals",
+    "filters",
+    "first_chunks",
     "first_chunks_dated",
     "generation",
     "get_meta",
@@ -249,6 +254,7 @@ __all__ = [
     "is_index",
     "iter_vectors",
     "keyword_chunks",
+    "keyword_notes",
     "link_counts",
     "links_among",
     "links_to_check",
@@ -275,6 +281,7 @@ __all__ = [
     "property_values",
     "prune_embedding_cache",
     "quick_check",
+    "related",
     "replace_skipped",
     "reset",
     "scalar",

@@ -96,6 +96,7 @@ class NoteFacts(NamedTuple):
     mtime_ns: int
     tags: tuple[str, ...]  # lower-cased, with the parents of nested tags
     frontmatter_json: str
+    names: tuple[str, ...] = ()  # title, aliases, then its other names (text.other_names)
 
     @property
     def frontmatter(self) -> dict[str, object]:
@@ -220,8 +221,8 @@ def insert_note(
     """Insert a parsed note with its chunks, links, metadata and facts; returns its id."""
     cur = conn.execute(
         "INSERT INTO notes(path, kind, key, title, folded_title, size, mtime_ns, hash, date,"
-        " frontmatter, aliases, warnings, line_count) VALUES (?, 'note', ?, ?, ?, ?, ?, ?, ?, ?,"
-        " ?, ?, ?)",
+        " frontmatter, aliases, names, warnings, line_count)"
+        " VALUES (?, 'note', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             note.path,
             name_key(note.path),
@@ -233,6 +234,7 @@ def insert_note(
             _note_date(note),
             json.dumps(note.frontmatter, ensure_ascii=False, default=str),
             json.dumps(list(note.aliases), ensure_ascii=False),
+            json.dumps(list(text.other_names(note)), ensure_ascii=False),
             json.dumps(list(note.warnings), ensure_ascii=False),
             note.line_count,
         ),
@@ -444,13 +446,19 @@ def note_facts(conn: Connection, paths: Sequence[str]) -> dict[str, NoteFacts]:
     rows = rows_in(
         conn,
         "SELECT n.path, n.date, n.frontmatter, n.mtime_ns,"
-        " (SELECT group_concat(lower(tag), char(10)) FROM tags t WHERE t.note_id = n.id)"
-        " FROM notes n WHERE n.path IN ({marks})",
+        " (SELECT group_concat(lower(tag), char(10)) FROM tags t WHERE t.note_id = n.id),"
+        " n.title, n.aliases, n.names FROM notes n WHERE n.path IN ({marks})",
         paths,
     )
     return {
-        path: NoteFacts(date, mtime_ns, tuple(tags.split("\n")) if tags else (), fm)
-        for path, date, fm, mtime_ns, tags in rows
+        path: NoteFacts(
+            date,
+            mtime_ns,
+            tuple(tags.split("\n")) if tags else (),
+            fm,
+            (title, *json.loads(aliases), *json.loads(names)),
+        )
+        for path, date, fm, mtime_ns, tags, title, aliases, names in rows
     }
 
 

@@ -13,7 +13,7 @@ import sqlite_vec
 
 from vaultmem.errors import IndexBusy, IndexDamaged, NoIndex, SchemaMismatch, VaultmemError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 3: facts, tasks.detail, chunks_fts.history; 4: notes.names and notes_fts
 # In the SQLite header of every index vaultmem makes ("vmem"): how a full reindex knows a
 # file is its own to replace, even when its pages are damaged past reading.
 APPLICATION_ID = 0x766D656D
@@ -44,6 +44,7 @@ CREATE TABLE notes (
     date TEXT,
     frontmatter TEXT NOT NULL DEFAULT '{}',
     aliases TEXT NOT NULL DEFAULT '[]',
+    names TEXT NOT NULL DEFAULT '[]',  -- other names it goes by: H1, front matter title, folder
     warnings TEXT NOT NULL DEFAULT '[]',
     line_count INTEGER NOT NULL DEFAULT 0
 );
@@ -74,6 +75,13 @@ CREATE INDEX chunks_note ON chunks(note_id);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     title, aliases, headings, tags, path, body,
     history,                           -- a fact's `was::` lines: findable, weighing less
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- One row per note (rowid = notes.id): its names, and its whole text with its front matter
+-- values, for the whole-note keyword match (words spread over sections). Contentless: only
+-- bm25 is read from it, the text is in chunks_fts.
+CREATE VIRTUAL TABLE notes_fts USING fts5(
+    names, body, content = '', contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE links (

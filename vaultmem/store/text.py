@@ -17,7 +17,12 @@ from vaultmem.store.schema import Connection, marks, rows_in
 # whose current value matches ranks above one that only used to hold it (docs/memory.md).
 FTS_WEIGHTS = (10.0, 8.0, 4.0, 4.0, 2.0, 1.0, 0.25)
 _HISTORY_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+was::", re.IGNORECASE)
-_BM25 = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
+BM25 = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
+# …and over notes_fts(names, body): a note's names count four times its text (measured on the
+# dev sets, docs/BENCHMARKS.md "Ranking ideas").
+NOTE_FTS_WEIGHTS = (4.0, 1.0)
+_NOTE_BM25 = f"bm25(notes_fts, {', '.join(str(w) for w in NOTE_FTS_WEIGHTS)})"
+FOLDER_NOTES = ("index.md", "readme.md")  # a file that names its folder (MDN's `<slug>/index.md`)
 
 
 # ChunkRow and ChunkMatch are NamedTuples, not frozen dataclasses: a search builds up to a few
@@ -69,6 +74,46 @@ def chunk_hash(heading_path: Sequence[str], text: str) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def other_names(note: ParsedNote) -> tuple[str, ...]:
+    """The names a note goes by besides its title (the file name) and aliases: an opening H1,
+    a front matter `title:`, and for a folder note (`x/index.md`, `x/README.md`) its folder."""
+    found: list[str] = []
+    if note.headings and note.headings[0].level == 1:
+        found.append(note.headings[0].text)
+    title = note.frontmatter.get("title")
+    if isinstance(title, str):
+        found.append(title)
+    parts = note.path.split("/")
+    if len(parts) >= 2 and parts[-1].lower() in FOLDER_NOTES:
+        found.append(parts[-2].replace("_", " "))
+    seen = {n.casefold() for n in (note.title, *note.aliases)}
+    out: list[str] = []
+    for name in (" ".join(n.split()) for n in found):
+        if name and name.casefold() not in seen:
+            seen.add(name.casefold())
+            out.append(name)
+    return tuple(out)
+
+
+def property_text(value: object) -> str:
+    """Front matter values as words, one a line ("[[Ridley Scott]]" -> "Ridley Scott"); the
+    keys are left out: they name the kind of a value, not what the note is about."""
+    out: list[str] = []
+
+    def walk(v: object) -> None:
+        if isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+        elif v is not None and not isinstance(v, bool):
+            out.append(str(v).replace("[[", "").replace("]]", ""))
+
+    walk(value)
+    return "\n".join(out)
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -109,6 +154,12 @@ def insert_chunks(conn: Connection, note_id: int, note: ParsedNote) -> None:
             for c in note.chunks
         ],
     )
+    names = "\n".join((note.title, *note.aliases, *other_names(note)))
+    body = "\n".join(f"{' '.join(c.heading_path)}\n{c.text}" for c in note.chunks)
+    conn.execute(
+        "INSERT INTO notes_fts(rowid, names, body) VALUES (?, ?, ?)",
+        (note_id, names, f"{body}\n{property_text(note.frontmatter)}"),
+    )
 
 
 def split_history(text: str) -> tuple[str, str]:
@@ -127,6 +178,7 @@ def delete_chunks(conn: Connection, note_ids: Sequence[int], has_vectors: bool) 
     in_list = marks(note_ids)
     chunks = f"SELECT id FROM chunks WHERE note_id IN ({in_list})"
     conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({chunks})", list(note_ids))
+    conn.execute(f"DELETE FROM notes_fts WHERE rowid IN ({in_list})", list(note_ids))
     if has_vectors:
         conn.execute(f"DELETE FROM chunk_vectors WHERE rowid IN ({chunks})", list(note_ids))
     conn.execute(f"DELETE FROM chunks WHERE note_id IN ({in_list})", list(note_ids))
@@ -138,10 +190,15 @@ def delete_chunks(conn: Connection, note_ids: Sequence[int], has_vectors: bool) 
 def keyword_chunks(conn: Connection, match: str, limit: int) -> list[ChunkMatch]:
     """The best chunks for an FTS5 query, best first."""
     rows = conn.execute(
-        f"SELECT rowid, {_BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+        f"SELECT rowid, {BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
         " ORDER BY rank LIMIT ?",
         (match, limit),
     ).fetchall()
+    return matches_of(conn, rows)
+
+
+def matches_of(conn: Connection, rows: Sequence[tuple[int, float]]) -> list[ChunkMatch]:
+    """(chunk id, bm25) rows as ChunkMatch, in their order."""
     if not rows:
         return []
     where = {
@@ -157,6 +214,34 @@ def keyword_chunks(conn: Connection, match: str, limit: int) -> list[ChunkMatch]
         if (c := where.get(rowid)) is not None:
             out.append(ChunkMatch(c[0], c[1], c[2], c[3], c[4], c[5], rank))
     return out
+
+
+def keyword_notes(conn: Connection, match: str, limit: int) -> list[tuple[str, float]]:
+    """The best whole notes for an FTS5 query, best first: (path, bm25 with higher better)."""
+    rows = conn.execute(
+        f"SELECT rowid, {_NOTE_BM25} AS rank FROM notes_fts WHERE notes_fts MATCH ?"
+        " ORDER BY rank LIMIT ?",
+        (match, limit),
+    ).fetchall()
+    if not rows:
+        return []
+    paths = dict(
+        conn.execute(
+            f"SELECT id, path FROM notes WHERE id IN ({marks(rows)})", [r[0] for r in rows]
+        ).fetchall()
+    )
+    return [(paths[i], -rank) for i, rank in rows if i in paths]
+
+
+def first_chunks(conn: Connection, paths: Sequence[str]) -> dict[str, ChunkRow]:
+    """path -> its note's first chunk."""
+    rows = rows_in(
+        conn,
+        "SELECT c.id, n.path, n.title, c.start_line, c.end_line, c.heading FROM notes n"
+        " JOIN chunks c ON c.note_id = n.id AND c.seq = 0 WHERE n.path IN ({marks})",
+        paths,
+    )
+    return {r[1]: ChunkRow(*r) for r in rows}
 
 
 def chunk_rows(conn: Connection, ids: Sequence[int]) -> dict[int, ChunkRow]:

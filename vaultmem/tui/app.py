@@ -25,7 +25,7 @@ from vaultmem.tui.screens.browse import BrowseScreen
 from vaultmem.tui.screens.gaps import GapsScreen
 from vaultmem.tui.screens.keys import KeysScreen
 from vaultmem.tui.screens.no_index import NoIndexScreen
-from vaultmem.tui.screens.note import NoteScreen
+from vaultmem.tui.screens.note import Landing, NoteScreen
 from vaultmem.tui.screens.path import PathScreen
 from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.widgets.index_status import IndexState
@@ -141,21 +141,22 @@ class VaultmemApp(App[None]):
 
     # ---- the contract with every screen
 
-    def open_note(self, path: str) -> None:
-        """Show the note at `path` in the note screen, keeping its back/forward history."""
+    def open_note(self, path: str, landing: Landing | None = None) -> None:
+        """Show the note at `path` in the note screen, keeping its back/forward history; a
+        search hit's `landing` scrolls to its section with the matched words highlighted."""
         if isinstance(self.screen, NoteScreen):
-            self.screen.go(path)
+            self.screen.go(path, landing)
             return
         # One note screen per mode, kept installed: composing a screen costs more than
         # rendering a note, and its back/forward history then spans the notes opened there.
         note = self._note_screens.get(self.current_mode)
         if note is None or note in self.screen_stack:
-            note = NoteScreen(path)
+            note = NoteScreen(path, landing)
             if self.current_mode not in self._note_screens:
                 self.install_screen(note, f"note-{self.current_mode}")
                 self._note_screens[self.current_mode] = note
         else:
-            note.go(path)
+            note.go(path, landing)
         self.push_screen(note)
 
     def refresh_views(self) -> None:

@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 from urllib.parse import quote
@@ -16,7 +17,7 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Label
+from textual.widgets import Input, Label
 
 from vaultmem.errors import NoteNotFound, VaultmemError
 from vaultmem.tui.opener import open_outside
@@ -29,11 +30,13 @@ from vaultmem.tui.widgets.rendered_view import RenderedView
 from vaultmem.vault import NoteInfo
 
 if TYPE_CHECKING:
+    from vaultmem.related import Related
     from vaultmem.tui.app import VaultmemApp
     from vaultmem.vault import NoteText
 
 
 PAINT_WAIT = 0.5  # seconds the side panel's lookups wait for the note's first paint
+RELATED_SHOWN = 8  # related notes listed in the side panel
 
 
 def obsidian_url(vault_name: str, path: str) -> str:
@@ -42,10 +45,52 @@ def obsidian_url(vault_name: str, path: str) -> str:
     return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(file, safe='')}"
 
 
-def editor_command(file: Path, environ: dict[str, str] | os._Environ[str]) -> list[str]:
-    """The command that edits `file`: $VISUAL, else $EDITOR (with its arguments), else vi."""
+# Editors that open a file at a line given as `+N` before it (the others get the file alone).
+PLUS_LINE_EDITORS = frozenset(
+    [
+        "vi",
+        "vim",
+        "nvim",
+        "gvim",
+        "view",
+        "nano",
+        "pico",
+        "emacs",
+        "emacsclient",
+        "micro",
+        "kak",
+        "joe",
+        "jed",
+        "ne",
+        "mg",
+        "ed",
+        "ex",
+        "vis",
+        "mcedit",
+        "amp",
+    ]
+)
+
+
+def editor_command(
+    file: Path, environ: dict[str, str] | os._Environ[str], line: int | None = None
+) -> list[str]:
+    """The command that edits `file`: $VISUAL, else $EDITOR (with its arguments), else vi; at
+    `line` (`+N`) when the editor takes it."""
     editor = environ.get("VISUAL") or environ.get("EDITOR") or "vi"
-    return [*shlex.split(editor), str(file)]
+    words = shlex.split(editor)
+    at = [f"+{line}"] if line and words and Path(words[0]).name in PLUS_LINE_EDITORS else []
+    return [*words, *at, str(file)]
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where a search hit opens its note: the section's first line and heading, and the words
+    to highlight."""
+
+    line: int
+    heading: str = ""  # the section's own heading (the last of its heading path)
+    words: tuple[str, ...] = ()
 
 
 class NoteScreen(Screen[None]):
@@ -58,12 +103,15 @@ class NoteScreen(Screen[None]):
         Binding("l", "focus_links", "Links"),
         Binding("m", "focus_text", "Text", show=False),
         Binding("e", "edit", "Edit"),
+        Binding("slash", "find", "Find"),
+        Binding("n", "find_next", "Next match", show=False),
         Binding("o", "obsidian", "Obsidian"),
         *SWITCH_LETTERS,  # nothing is typed on this screen
     ]
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, landing: Landing | None = None) -> None:
         super().__init__()
+        self.landing = landing  # where the current note opened, from a search hit
         self.history: list[str] = [path]
         self.position = 0
         self.generation = -1
@@ -89,6 +137,7 @@ class NoteScreen(Screen[None]):
         with Horizontal(id="note-row"):
             yield RenderedView(id="note-body")
             yield LinkPanel(id="links")
+        yield Input(placeholder="find in this note (enter: next, escape: done)", id="find")
         yield ReindexBar()
         yield KeyBar()
 
@@ -108,8 +157,9 @@ class NoteScreen(Screen[None]):
 
     # ---- navigation
 
-    def go(self, path: str) -> None:
-        """Show `path`, dropping any forward history (like a browser)."""
+    def go(self, path: str, landing: Landing | None = None) -> None:
+        """Show `path` (at `landing`, from a search hit), dropping any forward history."""
+        self.landing = landing
         if path == self.path:
             self.reload()
             return
@@ -127,6 +177,7 @@ class NoteScreen(Screen[None]):
             self.notify("no earlier note in this screen's history")
             return
         self.position -= 1
+        self.landing = None
         self.reload()
 
     def action_forward(self) -> None:
@@ -134,10 +185,54 @@ class NoteScreen(Screen[None]):
             self.notify("no later note in this screen's history")
             return
         self.position += 1
+        self.landing = None
         self.reload()
 
     def action_close(self) -> None:
+        find = self.query_one("#find", Input)
+        if find.has_class("-shown"):  # escape leaves the find box first
+            self.close_find()
+            return
         self.app.pop_screen()
+
+    # ---- finding inside the note
+
+    def action_find(self) -> None:
+        find = self.query_one("#find", Input)
+        find.add_class("-shown")
+        find.focus()
+        find.select_all()
+
+    def close_find(self) -> None:
+        find = self.query_one("#find", Input)
+        find.remove_class("-shown")
+        self.query_one("#note-body").focus()
+
+    @on(Input.Submitted, "#find")
+    def find_submitted(self, event: Input.Submitted) -> None:
+        view = self.query_one(RenderedView)
+        text = event.value.strip()
+        if not text:
+            self.close_find()
+            return
+        if self._found != text:
+            self._found = text
+            view.mark((text,))
+            self._find_at = view.scroll_offset.y - 1
+        self.action_find_next()
+
+    _found = ""
+    _find_at = -1
+
+    def action_find_next(self) -> None:
+        view = self.query_one(RenderedView)
+        y = view.next_mark(self._find_at)
+        if y is None:
+            if self._found:
+                self.notify(f"'{self._found}' is not in this note", severity="warning")
+            return
+        self._find_at = y
+        view.scroll_line(y)
 
     def action_focus_links(self) -> None:
         self.query_one(LinkPanel).focus()
@@ -175,6 +270,11 @@ class NoteScreen(Screen[None]):
         except VaultmemError:
             return  # the file is there but not indexed yet: the text alone until the reindex
         app.call_from_thread(self.show_info, path, info)
+        try:
+            found = app.vault.related(path, RELATED_SHOWN)
+        except VaultmemError:
+            return
+        app.call_from_thread(self.show_related, path, found)
 
     def show_text(self, path: str, note: NoteText) -> bool:
         """Put the note's first screenful on screen; False when another note was asked for."""
@@ -186,7 +286,13 @@ class NoteScreen(Screen[None]):
         self.sub_title = note.title
         token = self._render_token = object()  # a newer note (or reload) wins
         body = "\n".join(note.text.split("\n")[note.body_line - 1 :]).lstrip("\n")
-        self.query_one(RenderedView).show_markdown(display_markdown(body))
+        landing = self.landing
+        self._found, self._find_at = "", -1
+        self.query_one(RenderedView).show_markdown(
+            display_markdown(body),
+            marks=landing.words if landing else (),
+            anchor=(landing.heading or None) if landing else None,
+        )
         self.shown = path
         self.call_after_refresh(self.painted, path, token)
         return True
@@ -223,6 +329,11 @@ class NoteScreen(Screen[None]):
             meta.append(" ".join("#" + t for t in info.tags))
         self.query_one("#note-title", Label).update("  ·  ".join(meta))
         self.query_one(LinkPanel).show_note(info)
+
+    def show_related(self, path: str, found: tuple[Related, ...]) -> None:
+        if path != self.path or self.info is None or not self.query("#note-title"):
+            return
+        self.query_one(LinkPanel).show_related(found)
 
     def show_gone(self, path: str, message: str) -> None:
         if path != self.path:
@@ -277,7 +388,8 @@ class NoteScreen(Screen[None]):
         except VaultmemError as exc:
             self.notify(str(exc), severity="error")
             return
-        command = editor_command(file, os.environ)
+        line = self.landing.line if self.landing else None
+        command = editor_command(file, os.environ, line)
         try:
             with self.app.suspend():
                 subprocess.run(command, check=False)

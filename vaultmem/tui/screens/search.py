@@ -18,7 +18,9 @@ from textual.widgets import Input, Label, OptionList
 
 from vaultmem.dates import SINCE_HELP, no_such_day, since_day
 from vaultmem.errors import VaultmemError
-from vaultmem.search import MODES, Mode, SearchResult
+from vaultmem.query import parse as parse_query
+from vaultmem.search import MODES, Mode, SearchResult, query_words
+from vaultmem.tui.screens.note import Landing
 from vaultmem.tui.widgets.hit_list import HitList, heading_trail
 from vaultmem.tui.widgets.index_status import IndexStatus
 from vaultmem.tui.widgets.key_bar import KeyBar
@@ -285,13 +287,25 @@ class SearchScreen(Screen[None]):
     def open_selected(self, event: OptionList.OptionSelected) -> None:
         hit = self.query_one(HitList).hit_of(event.option)
         if hit is not None:
-            self.vaultmem.open_note(hit.path)
+            self.vaultmem.open_note(hit.path, self.landing(hit))
 
     @on(Input.Submitted, "#query")
     def open_current(self) -> None:
         hit = self.query_one(HitList).current
         if hit is not None:
-            self.vaultmem.open_note(hit.path)
+            self.vaultmem.open_note(hit.path, self.landing(hit))
+
+    def landing(self, hit: Hit) -> Landing:
+        """Where the hit opens: its section, the words it matched highlighted."""
+        result = self.last_result
+        words: tuple[str, ...] = ()
+        if result is not None:
+            try:
+                words = tuple(query_words(parse_query(result.query).text))
+            except VaultmemError:
+                words = ()
+        heading = hit.header.split(" > ")[-1] if hit.header else ""
+        return Landing(hit.start_line, heading, words)
 
     # ---- actions
 

@@ -1,9 +1,11 @@
-"""The note screen's side panel: outgoing links, backlinks with their sentence, and tags."""
+"""The note screen's side panel: outgoing links, backlinks with their sentence, tags, and the
+notes most like this one (each with why)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual.message import Message
@@ -11,6 +13,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from vaultmem.vault import NoteInfo, OutLink
+
+if TYPE_CHECKING:
+    from vaultmem.related import Related
 
 CONTEXT_CHARS = 140
 
@@ -96,6 +101,24 @@ class LinkPanel(OptionList):
         self.set_options(options)
         if self.entries:
             self.highlighted = next(i for i, o in enumerate(options) if not o.disabled)
+
+    def show_related(self, found: Sequence[Related]) -> None:
+        """Add the related notes below the rest (they take longer to find)."""
+        if not found:
+            return
+        options = [Option(Text(f"Related ({len(found)})", style="bold underline"), disabled=True)]
+        for related in found:
+            text = Text("≈ " + _title_of(related.path))
+            why = "; ".join(reason.detail for reason in related.reasons[:2])
+            if len(why) > CONTEXT_CHARS:
+                why = why[:CONTEXT_CHARS] + "…"
+            text.append("\n  " + why, style="dim")
+            options.append(Option(text, id=str(len(self.entries))))
+            self.entries.append(PanelEntry("note", related.path))
+        had_rows = any(not o.disabled for o in self.options)
+        self.add_options(options)
+        if not had_rows:
+            self.highlighted = next(i for i, o in enumerate(self.options) if not o.disabled)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

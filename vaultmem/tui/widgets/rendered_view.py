@@ -14,6 +14,8 @@ and appended when ready, so a long note shows in the time of a short one. Clicki
 
 from __future__ import annotations
 
+import re
+
 from rich import box
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -30,6 +32,15 @@ from vaultmem.tui.widgets.markdown_text import Callout, callouts, chunks
 
 FIRST_LINES = 30  # about a screenful of markdown: rendered before the first paint
 MORE_LINES = 200  # then the rest, rendered off the UI thread
+MARK_STYLE = "bold reverse"  # the words a search matched, or a find inside the note
+
+
+def marks_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The words to mark, each where a word starts ("run" marks "running"), any case."""
+    kept = sorted({w for w in words if w.strip()}, key=len, reverse=True)
+    if not kept:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in kept) + ")", re.IGNORECASE)
 
 
 # A callout's colour by its kind, as Obsidian groups the kinds (anything else: note's).
@@ -112,6 +123,9 @@ class RenderedView(ScrollView, can_focus=True):
         self._lines: list[Strip] = []
         self._width = 0  # the width the lines were rendered at; 0: not yet
         self._token = object()  # a newer show() stops an older one's appending
+        self._marks: re.Pattern[str] | None = None
+        self._anchor: str | None = None  # a line to scroll to once rendered (text it holds)
+        self.marked: list[int] = []  # the lines holding a mark, top to bottom
 
     @property
     def complete(self) -> bool:
@@ -127,10 +141,30 @@ class RenderedView(ScrollView, can_focus=True):
 
     # ---- content
 
-    def show_markdown(self, text: str) -> None:
-        """Show `text` as markdown: the first screenful now, the rest appended soon after."""
+    def show_markdown(
+        self, text: str, marks: tuple[str, ...] = (), anchor: str | None = None
+    ) -> None:
+        """Show `text` as markdown: the first screenful now, the rest appended soon after.
+        `marks`: words to highlight; `anchor`: scroll to the first line holding this text (a
+        heading), else to the first marked line, once rendered."""
         self.source = text
+        self._marks = marks_pattern(marks)
+        self._anchor = anchor if anchor or not self._marks else ""
         self._set_parts([rendered(part) for part in chunks(text, FIRST_LINES, MORE_LINES)])
+
+    def mark(self, words: tuple[str, ...]) -> None:
+        """Highlight other words in the text shown (a find inside the note)."""
+        self._marks = marks_pattern(words)
+        if self._width:
+            self._render_from(self._width)
+            self.refresh()
+
+    def next_mark(self, after: int) -> int | None:
+        """The first marked line below line `after`, wrapping round to the top; None: none."""
+        if not self.marked:
+            return None
+        later = [y for y in self.marked if y > after]
+        return later[0] if later else self.marked[0]
 
     def show(self, renderable: RenderableType) -> None:
         """Show any Rich renderable (plain text, a message) at once."""
@@ -141,6 +175,7 @@ class RenderedView(ScrollView, can_focus=True):
         self._token = object()
         self._parts = parts
         self._lines = []
+        self.marked = []
         self._done = 0
         self.scroll_to(0, 0, animate=False, immediate=True)
         width = self._content_width()
@@ -157,8 +192,10 @@ class RenderedView(ScrollView, can_focus=True):
         """Render the first part now, the others on a worker thread."""
         self._width = width
         self._lines = self._strips(self._parts[0], width) if self._parts else []
+        self.marked = []
         self._done = 1 if self._parts else 0
         self._update_extent()
+        self._landed(0)
         if self._done < len(self._parts):
             self._render_rest(self._token, width, self._parts[1:])
 
@@ -175,16 +212,51 @@ class RenderedView(ScrollView, can_focus=True):
     def _append(self, token: object, width: int, strips: list[Strip]) -> None:
         if token is not self._token or width != self._width:
             return
+        start = len(self._lines)
         self._lines.extend(strips)
         self._done = len(self._parts)
         self._update_extent()
+        self._landed(start)
         self.refresh()
+
+    def _landed(self, start: int) -> None:
+        """Note the marked lines from `start` on, and scroll to the anchor once it is there."""
+        if self._marks is not None:
+            self.marked += [
+                y
+                for y, line in enumerate(self._lines[start:], start)
+                if self._marks.search(line.text)
+            ]
+        if self._anchor is None:
+            return
+        wanted = self._anchor.casefold()
+        for y, line in enumerate(self._lines[start:], start):
+            if (wanted and wanted in line.text.casefold()) or (not wanted and y in self.marked):
+                self._anchor = None
+                self.scroll_line(y)
+                return
+
+    def scroll_line(self, y: int) -> None:
+        """Put line `y` near the top, once the new extent is laid out (it may be just set)."""
+        self.call_after_refresh(self.scroll_to, 0, max(0, y - 1), animate=False, immediate=True)
 
     def _strips(self, renderable: RenderableType, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=width, height=None, highlight=False)
         lines = console.render_lines(renderable, options, pad=False, new_lines=False)
-        return [Strip(Segment.simplify(line)) for line in lines]
+        marks = self._marks
+        if marks is None:
+            return [Strip(Segment.simplify(line)) for line in lines]
+        out = []
+        for line in lines:
+            text = Text()
+            for seg in line:
+                if not seg.control:
+                    text.append(seg.text, seg.style)
+            if text.highlight_regex(marks, MARK_STYLE):
+                line = list(text.render(console))
+            out.append(Strip(Segment.simplify(line)))
+        return out
 
     def _update_extent(self) -> None:
         size = Size(self._width, len(self._lines))
