@@ -202,3 +202,11 @@ def test_cli_refuses_a_malformed_query_and_a_batch_goes_on(tmp_path: Path) -> No
     first, second = (json.loads(line) for line in batch.stdout.splitlines())
     assert first["results"] == [] and "tag: needs a value" in first["notices"][0]
     assert [r["path"] for r in second["results"]] == ["b.md"]
+
+
+def test_dates_are_read_from_the_words_as_typed() -> None:
+    """The ranking words split "2026-03-01" into 2026 03 01; the date router must see it whole
+    (found when query operators arrived: ISO dates in queries stopped routing)."""
+    parsed = parse('quince 2026-03-01 "heat pump" -draft tag:x')
+    assert parsed.typed == "quince 2026-03-01 heat pump"
+    assert "2026-03-01" not in parsed.text

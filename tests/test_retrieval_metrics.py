@@ -59,15 +59,13 @@ def test_ndcg_binary():
     # one relevant at rank 3: (1/log2 4) / 1 = 0.5
     assert R.ndcg_at_k(RANKED, {"c": 1}, 10) == pytest.approx(0.5)
     # relevant at ranks 1 and 3 of two: (1 + 0.5) / (1 + 1/log2 3)
-    assert R.ndcg_at_k(RANKED, {"a": 1, "c": 1}, 10) == pytest.approx(
-        1.5 / (1 + 1 / math.log2(3)))
+    assert R.ndcg_at_k(RANKED, {"a": 1, "c": 1}, 10) == pytest.approx(1.5 / (1 + 1 / math.log2(3)))
     assert R.ndcg_at_k(RANKED, {"a": 1}, 10) == 1.0
     assert R.ndcg_at_k(RANKED, {"x": 1}, 10) == 0.0
     assert R.ndcg_at_k(RANKED, {"k": 1}, 10) == 0.0  # rank 11 is past the cut-off
     assert R.ndcg_at_k(RANKED, {}, 10) == 0.0
     # a relevant document that was never retrieved still counts in the ideal
-    assert R.ndcg_at_k(RANKED, {"a": 1, "x": 1}, 10) == pytest.approx(
-        1 / (1 + 1 / math.log2(3)))
+    assert R.ndcg_at_k(RANKED, {"a": 1, "x": 1}, 10) == pytest.approx(1 / (1 + 1 / math.log2(3)))
 
 
 def test_ndcg_graded():

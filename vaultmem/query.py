@@ -77,6 +77,7 @@ class Parsed:
     text: str  # the words to rank by
     filter: Node | None  # what a note must pass (None: every note)
     notices: tuple[str, ...] = field(default=())
+    typed: str = ""  # the plain words as typed ("2026-03-01" whole), for the date router
 
 
 def filters(node: Node) -> bool:
@@ -112,7 +113,20 @@ def parse(query: str) -> Parsed:
         notices.append(f"only the first {MAX_WORDS} words of the query are searched")
         words = words[:MAX_WORDS]
     kept = _prune(tree)
-    return Parsed(" ".join(words), kept, tuple(dict.fromkeys(notices)))
+    typed = " ".join(_typed_words(tree))
+    return Parsed(" ".join(words), kept, tuple(dict.fromkeys(notices)), typed)
+
+
+def _typed_words(node: Node) -> list[str]:
+    """The top level's words, plain ones as typed: what dates are read from (and what is
+    left of them, the words to rank by)."""
+    if isinstance(node, Term):
+        if node.op == "word":
+            return [node.value]
+        return _WORD_RE.findall(node.value) if node.op == "phrase" else []
+    if isinstance(node, AllOf):
+        return [w for n in node.nodes for w in _typed_words(n)]
+    return []
 
 
 def _collect_words(node: Node, out: list[str], negated: bool) -> None:

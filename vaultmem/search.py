@@ -238,7 +238,7 @@ def run(
     now = q.now or dt.datetime.now(dt.UTC)
     parsed = query.parse(q.text)  # operators ("phrase", -word, tag:, path:, …): QueryError
     notices: list[str] = list(parsed.notices)
-    when = route(parsed.text, now.date())
+    when = route(parsed.typed, now.date())  # "2026-03-01" whole, as typed
     text = when.rest if when and when.rest.strip() else parsed.text
     if not query_words(text) and when is None:
         if query.only_excludes(parsed.filter) and query_words(q.text):

@@ -111,6 +111,8 @@ def test_chunks_never_cut_a_fence_nested_in_a_list() -> None:
     parts = chunks(text, 2, 2)
     assert "".join(parts) == text
     assert all(p.count("```") % 2 == 0 for p in parts)
+
+
 def test_a_wikilink_in_inline_code_stays_code() -> None:
     shown = display_markdown("never send `[[Inline Code Link]]`, but [[Real]] and ``a `[[b]]` c``")
     assert shown == ("never send `[[Inline Code Link]]`, but [Real](note:Real) and ``a `[[b]]` c``")
