@@ -105,8 +105,8 @@ def test_cli_related(tmp_path: Path) -> None:
     data = json.loads(out.stdout)
     assert data["path"] == "heat pump.md" and len(data["related"]) == 3
     first = data["related"][0]
-    assert set(first) == {"path", "title", "score", "reasons"}
-    assert {"kind", "strength", "detail", "shared"} == set(first["reasons"][0])
+    assert set(first) == {"path", "title", "score", "signals"}
+    assert {"kind", "strength", "detail", "shared"} == set(first["signals"][0])
     text = run(*base, "related", "Heat pump")
     assert text.returncode == 0 and "both link to Compressor" in text.stdout
     missing = run(*base, "related", "nothing like it")

@@ -633,6 +633,6 @@ async def test_related_answers_with_reasons_and_refuses_an_unknown_note(client: 
     assert data["path"].endswith("Maya Chen.md") and len(data["related"]) == 3
     for row in data["related"]:
         assert (
-            row["reasons"] and abs(sum(r["strength"] for r in row["reasons"]) - row["score"]) < 1e-3
+            row["signals"] and abs(sum(r["strength"] for r in row["signals"]) - row["score"]) < 1e-3
         )
     assert "Priyaa" in failed(await client.call_tool("related", {"ref": "Priyaa Raman"}))

@@ -21,7 +21,7 @@ class RelatedNoteOut(TypedDict):
     path: str
     title: str
     score: float
-    reasons: list[ReasonOut]
+    signals: list[ReasonOut]  # what found it (memory commands give `reasons` as plain words)
 
 
 class RelatedOut(TypedDict):
@@ -37,7 +37,7 @@ def related(path: str, found: Sequence[Related]) -> RelatedOut:
             {
                 **note(r.path),
                 "score": round(r.score, 4),
-                "reasons": [
+                "signals": [
                     {
                         "kind": why.kind,
                         "strength": round(why.strength, 4),
