@@ -119,15 +119,21 @@ def _fresh(index_path: Path) -> store.Connection:
                 return conn
             except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
                 conn.close()
-        # Replace only what is vaultmem's: its own folder, or an index of another version.
-        # A file of someone else's that --index happens to name is never deleted.
-        if index_path.parent.name != ".vaultmem" and not store.is_index(index_path):
+        # Replace only what is vaultmem's: an index file in its own folder (not the settings
+        # beside it), or an index of another version. A file of someone else's that --index
+        # happens to name is never deleted.
+        own = index_path.parent.name == ".vaultmem" and index_path.name not in _SETTINGS
+        if not own and not store.is_index(index_path):
             raise UsageError(
                 f"{index_path} is not a vaultmem index, so a full reindex will not replace it:"
                 " move it away or pass another --index PATH"
             )
     _remove_index(index_path)
     return store.create(index_path)
+
+
+# What `vaultmem init` writes beside the index in .vaultmem/: a person's settings, never an index.
+_SETTINGS = frozenset({"config.toml", ".gitignore"})
 
 
 def _remove_index(index_path: Path) -> None:
@@ -268,6 +274,7 @@ def embed_chunks(
             return EmbedReport(stored, notice=f"vectors kept as they were: {exc}")
         with store.transaction(conn):
             store.drop_vectors(conn)
+            store.forget_cached_vectors(conn, embedder.name)  # embedded again, not reused
     elif stored is not None and stored != embedder.name:
         return EmbedReport(
             stored,
@@ -280,6 +287,12 @@ def embed_chunks(
     cached = store.cached_vectors(conn, embedder.name, sorted({h for _, h in missing}))
     reused = [(i, h, cached[h]) for i, h in missing if h in cached]
     todo = [(i, h) for i, h in missing if h not in cached]
+    # The width the index's vectors have (or the cache's, reused below): new ones must match
+    held = store.get_meta(conn, "embed_dim") if store.has_vectors(conn) else None
+    width = int(held) if held else len(reused[0][2]) // 4 if reused else None
+    if width is not None:  # a cached vector of another width is embedded again, never mixed in
+        todo += [(i, h) for i, h, v in reused if len(v) != width * 4]
+        reused = [r for r in reused if len(r[2]) == width * 4]
     embedded = 0
     try:
         if reused:
@@ -295,6 +308,18 @@ def embed_chunks(
                     for i, _ in batch
                 ]
             )
+            if width is not None and vectors.shape[1] != width:
+                # The model behind the name changed (a server's model replaced): what it gave
+                # before, in the index and the cache, cannot sit beside what it gives now.
+                with store.transaction(conn):
+                    store.drop_vectors(conn)
+                    store.forget_cached_vectors(conn, embedder.name)
+                again = embed_chunks(conn, embedder, False, progress)
+                changed = (
+                    f"{embedder.where} now gives {vectors.shape[1]}-dimensional vectors, the "
+                    f"index held {width}: every section was embedded again"
+                )
+                return replace(again, notice=again.notice or changed)
             with store.transaction(conn):  # each batch kept: an interrupted run resumes here
                 store.ensure_vectors(conn, embedder.name, int(vectors.shape[1]))
                 store.store_vectors(

@@ -59,7 +59,7 @@ CREATE TABLE chunks (
 );
 -- Vectors by (model, text hash): unchanged text is never embedded twice, even across renames.
 -- The per-chunk vec0 table `chunk_vectors` is made on first use, when the dimension is known.
-CREATE TABLE embeddings (
+CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash)
 ) WITHOUT ROWID;
@@ -161,17 +161,34 @@ def is_index(path: Path) -> bool:
         return False
 
 
-def reset(conn: Connection) -> None:
+def reset(conn: Connection, keep_vectors: bool = True) -> None:
     """Empty the index in place, in one transaction: readers keep seeing the old index until
     the empty one commits, never a missing or half-made file. The generation counter carries
-    on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old."""
+    on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old.
+
+    The embedding cache (vectors by model and text hash) is kept when `keep_vectors` and it
+    reads back whole: a section whose text is unchanged gets its vector back without being
+    embedded again. It is read through first, so a damaged cache raises DatabaseError here
+    (the caller then makes a new file) instead of passing damage on; a model whose cached
+    vectors differ in size is dropped from it."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     after = int(row[0] if row else 0) + 1
+    keep = keep_vectors and _cache_readable(conn)
     objects = conn.execute(
         "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
         " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
     ).fetchall()
-    drops = "".join(f'DROP TABLE IF EXISTS "{name}";' for name, _ in objects)
+    drops = "".join(
+        f'DROP TABLE IF EXISTS "{name}";'
+        for name, _ in objects
+        if not (keep and name == "embeddings")
+    )
+    if keep:
+        drops += (
+            "DELETE FROM embeddings WHERE model IN (SELECT model FROM embeddings GROUP BY model"
+            " HAVING min(length(vector)) != max(length(vector)) OR min(length(vector)) = 0"
+            " OR min(length(vector)) % 4 != 0);"
+        )
     conn.executescript(
         "BEGIN;"
         + drops
@@ -180,6 +197,17 @@ def reset(conn: Connection) -> None:
         + f" ('created_at', '{time.time()}'), ('generation', '{after}');"
         + "COMMIT;"
     )
+
+
+def _cache_readable(conn: Connection) -> bool:
+    """Whether the embedding cache exists and every row of it reads (a damaged page raises)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'"
+    ).fetchone()
+    if not exists:
+        return False
+    conn.execute("SELECT count(*), sum(length(vector)), max(text_hash) FROM embeddings").fetchone()
+    return True
 
 
 def open_existing(path: Path) -> Connection:
