@@ -37,22 +37,31 @@ def busy_loops(count: int, niceness: int) -> list[subprocess.Popen[bytes]]:
 def one_run(niceness: int, extra: list[str]) -> dict:
     load_before = os.getloadavg()
     started = time.perf_counter()
-    proc = subprocess.run(
+    with subprocess.Popen(
         ["nice", "-n", str(niceness), PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          *extra],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    ) as proc:
+        try:
+            stdout, _ = proc.communicate()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     seconds = time.perf_counter() - started
-    tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    tail = stdout.strip().splitlines()[-1] if stdout.strip() else ""
     counts = {kind: int(n) for n, kind in _COUNTS.findall(tail)}
-    failures = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.MULTILINE)
+    failures = re.findall(r"^(?:FAILED|ERROR) (\S+)", stdout, re.MULTILINE)
     return {
         "exit_code": proc.returncode, "seconds": round(seconds, 1), "summary": tail,
         "counts": counts, "failures": failures,
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
-        "output_tail": proc.stdout[-6000:],
+        "output_tail": stdout[-6000:],
     }
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise SystemExit("stopped")
 
 
 def main() -> None:
@@ -62,6 +71,7 @@ def main() -> None:
     ap.add_argument("--nice", type=int, default=10)
     ap.add_argument("pytest_args", nargs="*")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, _stop)  # a stopped benchmark stops its loops too (finally)
     loops = busy_loops(args.loops, args.nice)
     runs = []
     try:
