@@ -213,6 +213,7 @@ WRITING_OS = frozenset(
     }
 )
 WRITING_MODULES = ("shutil", "tempfile")
+READING_CALLS = frozenset({"shutil.which", "shutil.get_terminal_size"})  # look, never write
 
 
 def _writing_mode(call: ast.Call, position: int) -> bool:
@@ -229,10 +230,25 @@ def _writing_mode(call: ast.Call, position: int) -> bool:
 def file_writes(source: str) -> list[str]:
     """The places in one module's source that write, move or delete files or folders."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    # the writing modules a module uses for more than reads (`shutil.which` is a lookup)
+    used = {
+        f"{node.value.id}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
+    only_reads = {
+        module
+        for module in WRITING_MODULES
+        if any(u.startswith(f"{module}.") for u in used)
+        and all(u in READING_CALLS for u in used if u.startswith(f"{module}."))
+    }
+    for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         for name in _imported(node):
             module, _, attr = name.partition(".")
+            if name in READING_CALLS or (module in only_reads and not attr):
+                continue
             if module in WRITING_MODULES or (module == "os" and attr in WRITING_OS):
                 found.append((line, f"import {name}"))
         if not isinstance(node, ast.Call):
@@ -243,6 +259,8 @@ def file_writes(source: str) -> list[str]:
         if not isinstance(func, ast.Attribute):
             continue
         owner = func.value.id if isinstance(func.value, ast.Name) else None
+        if f"{owner}.{func.attr}" in READING_CALLS:
+            continue
         if owner in WRITING_MODULES or (owner == "os" and func.attr in WRITING_OS):
             found.append((line, f"{owner}.{func.attr}()"))
         elif func.attr in WRITING_METHODS:
@@ -272,11 +290,16 @@ def test_the_write_check_finds_writes() -> None:
         f"line {n}" for n in (1, 4, 5, 6, 7, 8, 9, 10, 11)
     ]
     reads = (
+        "import shutil\n"
         "def f(p):\n"
         "    open(p).read(); open(p, 'rb'); p.open(); p.read_text(); p.stat()\n"
+        "    shutil.which('xdg-open')\n"
         "    return 'a-b'.replace('-', '_')\n"
     )
     assert file_writes(reads) == []
+    # a module using shutil to look up a program and to copy is still caught, import and all
+    both = "import shutil\nshutil.which('x')\nshutil.copy('a', 'b')\n"
+    assert file_writes(both) == ["line 1: import shutil", "line 3: shutil.copy()"]
 
 
 FRONT_ENDS = [
