@@ -161,19 +161,19 @@ def is_index(path: Path) -> bool:
         return False
 
 
-def reset(conn: Connection, keep_vectors: bool = True) -> None:
+def reset(conn: Connection) -> None:
     """Empty the index in place, in one transaction: readers keep seeing the old index until
     the empty one commits, never a missing or half-made file. The generation counter carries
     on, so caches keyed by it (vector matrix, clusters) never mistake the new index for old.
 
-    The embedding cache (vectors by model and text hash) is kept when `keep_vectors` and it
-    reads back whole: a section whose text is unchanged gets its vector back without being
-    embedded again. It is read through first, so a damaged cache raises DatabaseError here
-    (the caller then makes a new file) instead of passing damage on; a model whose cached
-    vectors differ in size is dropped from it."""
+    The embedding cache (vectors by model and text hash) is kept when it reads back whole: a
+    section whose text is unchanged gets its vector back without being embedded again (what
+    `reindex --full` is spared). It is read through first, so a damaged cache raises
+    DatabaseError here (the caller then makes a new file) instead of passing damage on; a
+    model whose cached vectors differ in size is dropped from it."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     after = int(row[0] if row else 0) + 1
-    keep = keep_vectors and _cache_readable(conn)
+    keep = _cache_readable(conn)
     objects = conn.execute(
         "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
         " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
