@@ -12,6 +12,7 @@ from textual.widgets import Input
 from tests.tui.conftest import settle, type_text
 from vaultmem.dates import note_day
 from vaultmem.tui.app import VaultmemApp
+from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.widgets.hit_list import HitList
 
 pytestmark = pytest.mark.asyncio
@@ -44,3 +45,17 @@ async def test_persona_notes_stay_out_of_the_hits(app: VaultmemApp) -> None:
         await settle(pilot)
         assert hit_paths(app)
         assert not [p for p in hit_paths(app) if p.startswith("personas/")]
+
+
+async def test_a_preview_arriving_as_the_app_closes_is_dropped(app: VaultmemApp) -> None:
+    """The preview is read on a worker; its answer can come back after the app began closing
+    and removed the preview's widgets (seen once in the suite under load: NoMatches)."""
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "sourdough")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        hit = screen.query_one(HitList).current
+        assert hit is not None
+        await screen.query_one("#preview-title").remove()  # as closing the app does
+        screen.show_preview(hit, "late title", "late text")  # no NoMatches
