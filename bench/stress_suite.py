@@ -56,6 +56,9 @@ def one_run(niceness: int, extra: list[str]) -> dict:
         "counts": counts, "failures": failures,
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
+        # what failed and why (pytest's FAILURES section), then the summary at the end
+        "failures_section": stdout[stdout.find("= FAILURES ="):][:30000]
+        if "= FAILURES =" in stdout else "",
         "output_tail": stdout[-6000:],
     }
 
