@@ -232,7 +232,8 @@ def _writing_mode(call: ast.Call, position: int) -> bool:
 def file_writes(source: str) -> list[str]:
     """The places in one module's source that write, move or delete files or folders."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         for name in _imported(node):
             module, _, attr = name.partition(".")
@@ -280,11 +281,16 @@ def test_the_write_check_finds_writes() -> None:
         f"line {n}" for n in (4, 5, 6, 7, 8, 9, 10, 11, 12)
     ]
     reads = (
+        "import shutil\n"
         "def f(p):\n"
         "    open(p).read(); open(p, 'rb'); p.open(); p.read_text(); p.stat()\n"
+        "    shutil.which('xdg-open')\n"
         "    return 'a-b'.replace('-', '_')\n"
     )
     assert file_writes(reads) == []
+    # a module using shutil to look up a program and to copy is still caught, import and all
+    both = "import shutil\nshutil.which('x')\nshutil.copy('a', 'b')\n"
+    assert file_writes(both) == ["line 1: import shutil", "line 3: shutil.copy()"]
 
 
 FRONT_ENDS = [

@@ -180,3 +180,14 @@ def dates_in(text: str) -> list[dt.date]:
         except ValueError:
             continue
     return found
+
+
+def note_day(path: str, date: str | None) -> dt.date | None:
+    """The day a note is dated: its `date` (or `created`, `captured_at`) property as the index
+    keeps it, else an ISO date in its path (a daily note, "daily/2026-11-29.md"); None for an
+    undated note. A file's modification time is never a note's date: a fresh copy of a vault
+    would date every note today."""
+    found = dates_in(date[:10]) if date else []
+    if not found:
+        found = dates_in(path)
+    return found[0] if found else None

@@ -118,7 +118,7 @@ class Embedder(ABC):
         if self._dim is not None and width != self._dim:
             raise ModelServerError(
                 f"{self.where} returned {width}-dimensional vectors, expected {self._dim}:"
-                " did the model behind it change? Reindex with `vaultmem reindex --full`"
+                " did the model behind it change? Embed again with `vaultmem reindex --embeddings`"
             )
         if not np.isfinite(vectors).all():
             raise ModelServerError(f"{self.where} returned vectors with NaN or infinite values")

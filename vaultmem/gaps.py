@@ -86,9 +86,12 @@ class GapsReport:
 def gaps_report(vault: Vault, now: dt.datetime | None = None) -> GapsReport:
     """Every knowledge-gap class, computed from the index and its link graph."""
     G = vault.graph()
-    orphans = link_graph.orphans(G)
-    weak = link_graph.weakly_linked(G)
-    dead = link_graph.dead_ends(G)
+    # A persona note (type: persona) is read by agents, not linked to by notes: it is never an
+    # orphan, a dead end, weakly linked or a link to suggest (docs/personas.md).
+    personas = store.persona_paths(vault.conn)
+    orphans = [n for n in link_graph.orphans(G) if n not in personas]
+    weak = [n for n in link_graph.weakly_linked(G) if n not in personas]
+    dead = [n for n in link_graph.dead_ends(G) if n not in personas]
     fragile = link_graph.fragile(G)
     wanted = tuple(
         WantedNote(
@@ -107,7 +110,11 @@ def gaps_report(vault: Vault, now: dt.datetime | None = None) -> GapsReport:
         articulation_points=fragile.articulation_points,
         bridges=fragile.bridges,
         isolated_clusters=tuple(link_graph.isolated_clusters(G)),
-        suggestions=tuple(_suggestions(vault, G, [*orphans, *weak, *dead])),
+        suggestions=tuple(
+            s
+            for s in _suggestions(vault, G, [*orphans, *weak, *dead])
+            if s.source not in personas and s.target not in personas
+        ),
         expired=tuple(_expired(vault, now or dt.datetime.now(dt.UTC))),
     )
 

@@ -174,6 +174,7 @@ def _fresh(index_path: Path) -> store.Connection:
         else:
             try:
                 store.check_schema(conn, index_path)
+                store.cache_readable(conn)  # a damaged embedding cache: a new file
                 return conn  # emptied by the caller, in the rebuild's own transaction
             except (store.DatabaseError, SchemaMismatch):  # another schema, a damaged file
                 conn.close()
@@ -335,6 +336,7 @@ def embed_chunks(
             return EmbedReport(stored, notice=f"vectors kept as they were: {exc}")
         with store.transaction(conn):
             store.drop_vectors(conn)
+            store.forget_cached_vectors(conn, embedder.name)  # embedded again, not reused
     elif stored is not None and stored != embedder.name:
         return EmbedReport(
             stored,
@@ -347,6 +349,12 @@ def embed_chunks(
     cached = store.cached_vectors(conn, embedder.name, sorted({h for _, h in missing}))
     reused = [(i, h, cached[h]) for i, h in missing if h in cached]
     todo = [(i, h) for i, h in missing if h not in cached]
+    # The width the index's vectors have (or the cache's, reused below): new ones must match
+    held = store.get_meta(conn, "embed_dim") if store.has_vectors(conn) else None
+    width = int(held) if held else len(reused[0][2]) // 4 if reused else None
+    if width is not None:  # a cached vector of another width is embedded again, never mixed in
+        todo += [(i, h) for i, h, v in reused if len(v) != width * 4]
+        reused = [r for r in reused if len(r[2]) == width * 4]
     embedded = 0
     try:
         if reused:
@@ -362,6 +370,18 @@ def embed_chunks(
                     for i, _ in batch
                 ]
             )
+            if width is not None and vectors.shape[1] != width:
+                # The model behind the name changed (a server's model replaced): what it gave
+                # before, in the index and the cache, cannot sit beside what it gives now.
+                with store.transaction(conn):
+                    store.drop_vectors(conn)
+                    store.forget_cached_vectors(conn, embedder.name)
+                again = embed_chunks(conn, embedder, False, progress)
+                changed = (
+                    f"{embedder.where} now gives {vectors.shape[1]}-dimensional vectors, the "
+                    f"index held {width}: every section was embedded again"
+                )
+                return replace(again, notice=again.notice or changed)
             with store.transaction(conn):  # each batch kept: an interrupted run resumes here
                 store.ensure_vectors(conn, embedder.name, int(vectors.shape[1]))
                 store.store_vectors(

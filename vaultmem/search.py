@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from vaultmem import decay, query, ranking, store
-from vaultmem.dates import DateRoute, dates_in, route
+from vaultmem.dates import DateRoute, note_day, route
 from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, VaultmemError
 
 if TYPE_CHECKING:
@@ -139,7 +139,9 @@ class SearchResult:
 class Filters:
     tag: str | None = None  # a tag or a parent of nested tags, without "#"
     path: str | None = None  # a vault path prefix ("work/")
-    since: dt.date | None = None  # notes dated (or modified) on or after
+    since: dt.date | None = None  # notes dated on or after (see dates.note_day)
+    mtime: bool = False  # `since` compares the files' modification times instead
+    personas: bool = False  # persona notes (type: persona) are left out unless asked for
 
     def active(self) -> bool:
         return bool(self.tag or self.path or self.since)
@@ -259,9 +261,11 @@ def run(
                 raise _semantic_impossible(problem, embedder)
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
+    hidden = frozenset() if q.filters.personas else store.persona_paths(conn)
     fast = only is None and not q.filters.active() and when is None and q.weights is None
     if mode == "keyword" and fast:
-        return SearchResult(q.text, _keyword_only(conn, text, q.limit), mode, tuple(notices))
+        hits = _keyword_only(conn, text, q.limit, hidden)
+        return SearchResult(q.text, hits, mode, tuple(notices))
 
     fetch = CANDIDATES * (4 if q.filters.active() or only is not None else 1)
     weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
@@ -368,6 +372,7 @@ def run(
     facts, allowed = _facts(conn, paths, q.filters, now)
     if only is not None:
         allowed &= only
+    allowed -= hidden
     kept = [c for c in candidates.values() if c.path in allowed]
     ranked = ranking.rank(
         kept,
@@ -601,10 +606,9 @@ def _facts(
         if filters.path and not path.startswith(filters.path.lstrip("/")):
             continue
         if filters.since:
-            # a note's day: its `date`, else one in its path ("daily/2026-11-20.md"), else mtime
-            named = dates_in(path)
-            day = (decay.parse_when(date) or modified).date() if date or not named else named[0]
-            if day < filters.since:
+            # a note's day (`date`, or one in its path); undated notes are not "since" anything
+            day = modified.date() if filters.mtime else note_day(path, date)
+            if day is None or day < filters.since:
                 continue
         allowed.add(path)
     return facts, allowed
@@ -630,7 +634,9 @@ def _excerpt(text: str, size: int = 160) -> str:
     return flat if len(flat) <= size else flat[:size].rsplit(" ", 1)[0] + "…"
 
 
-def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, ...]:
+def _keyword_only(
+    conn: store.Connection, query: str, limit: int, hidden: frozenset[str] = frozenset()
+) -> tuple[Hit, ...]:
     """The fast path: AND then OR over chunks, best chunk per note (no signals to add)."""
     queries = fts_queries(query)
     if not queries:
@@ -642,7 +648,8 @@ def _keyword_only(conn: store.Connection, query: str, limit: int) -> tuple[Hit, 
         while True:
             rows = store.keyword_chunks(conn, match, fetch)
             for row in rows:
-                found.setdefault(row.path, row)  # rows come best first: each note's best
+                if row.path not in hidden:
+                    found.setdefault(row.path, row)  # rows come best first: each note's best
             if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
                 break
             found.clear()

@@ -251,9 +251,15 @@ class Vault:
         since: dt.date | None = None,
         hyde: bool = False,
         now: dt.datetime | None = None,
+        mtime: bool = False,
+        personas: bool = False,
     ) -> SearchResult:
-        """Hybrid search by default (keywords and meaning fused), best section per note."""
-        q = Query(query, limit, mode, Filters(tag, path, since), hyde, now)
+        """Hybrid search by default (keywords and meaning fused), best section per note.
+
+        `since` keeps the notes dated on or after a day (their `date` property, or a date in
+        their path); with `mtime`, the files modified on or after it. Persona notes are left
+        out unless `personas`."""
+        q = Query(query, limit, mode, Filters(tag, path, since, mtime, personas), hyde, now)
         matrix = self.index.current_matrix()
         return search_run(self.conn, q, self.embedder, self.llm, matrix)
 

@@ -67,7 +67,20 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
     "--since",
     "since_text",
     metavar="DAY",
-    help=f"Only notes dated (or changed) on or after this day: {SINCE_HELP}.",
+    help=f"Only notes dated on or after this day: {SINCE_HELP}. A note's date is its `date` "
+    "(or `created`) property, else a date in its path (daily notes); undated notes are left "
+    "out.",
+)
+@click.option(
+    "--mtime",
+    is_flag=True,
+    help="With --since: compare the files' modification times instead of the notes' dates "
+    "(a copied or synced vault has fresh file times).",
+)
+@click.option(
+    "--personas",
+    is_flag=True,
+    help="Also search persona notes (type: persona), which are left out by default.",
 )
 @click.option("--hyde", is_flag=True, help="Also search by a passage a text model (--llm) writes.")
 @click.option("--explain", is_flag=True, help="Show what each signal added to each hit's score.")
@@ -92,6 +105,8 @@ def search(
     tag: str | None,
     path_prefix: str | None,
     since_text: str | None,
+    mtime: bool,
+    personas: bool,
     hyde: bool,
     explain: bool,
     fmt: Format,
@@ -125,6 +140,8 @@ def search(
             raise click.BadParameter(
                 why or f"{since_text!r}: give {SINCE_HELP}", param_hint="--since"
             )
+    elif mtime:
+        raise click.UsageError("--mtime says how --since compares days: give --since DAY too")
     vault = obj.vault
     queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else iter([query])
     told: set[str] = set()
@@ -140,6 +157,8 @@ def search(
                 path=path_prefix,
                 since=since,
                 hyde=hyde,
+                mtime=mtime,
+                personas=personas,
             )
         except QueryError as exc:
             if query != "-":

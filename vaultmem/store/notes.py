@@ -403,6 +403,15 @@ def note_paths(conn: Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT path FROM notes WHERE kind = 'note'")]
 
 
+def persona_paths(conn: Connection) -> frozenset[str]:
+    """The notes whose front matter says `type: persona` (any case), wherever they are."""
+    rows = conn.execute(
+        "SELECT n.path FROM fields f JOIN notes n ON n.id = f.note_id WHERE f.key = 'type'"
+        " AND f.source = 'property' AND lower(trim(f.value)) = 'persona'"
+    )
+    return frozenset(r[0] for r in rows)
+
+
 def tag_counts(conn: Connection) -> list[TagCount]:
     """Tags with the notes carrying them (nested parents counted), spelled as most notes do."""
     rows = conn.execute(

@@ -67,7 +67,7 @@ CREATE TABLE chunks (
 );
 -- Vectors by (model, text hash): unchanged text is never embedded twice, even across renames.
 -- The per-chunk vec0 table `chunk_vectors` is made on first use, when the dimension is known.
-CREATE TABLE embeddings (
+CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash)
 ) WITHOUT ROWID;
@@ -208,16 +208,30 @@ def reset(conn: Connection) -> None:
     """Empty the index in place, in the transaction under way (a full reindex runs in one,
     so readers keep the whole old index until the whole new one commits, never an empty or
     half-made one), else in one of its own. The generation counter carries on, so caches
-    keyed by it (vector matrix, clusters) never mistake the new index for old."""
+    keyed by it (vector matrix, clusters) never mistake the new index for old.
+
+    The embedding cache (vectors by model and text hash) is kept when it reads back whole: a
+    section whose text is unchanged gets its vector back without being embedded again (what
+    `reindex --full` is spared). It is read through first (`cache_readable`), so a damaged
+    cache raises DatabaseError instead of passing damage on; a model whose cached vectors
+    differ in size is dropped from it."""
     with transaction(conn):
         row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         after = int(row[0] if row else 0) + 1
+        keep = cache_readable(conn)
         objects = conn.execute(
             "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
             " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC, name"
         ).fetchall()
         for name, _ in objects:
-            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+            if not (keep and name == "embeddings"):
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        if keep:
+            conn.execute(
+                "DELETE FROM embeddings WHERE model IN (SELECT model FROM embeddings GROUP BY"
+                " model HAVING min(length(vector)) != max(length(vector))"
+                " OR min(length(vector)) = 0 OR min(length(vector)) % 4 != 0)"
+            )
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         for statement in _statements(_SCHEMA):
             conn.execute(statement)
@@ -266,6 +280,17 @@ def index_error(exc: Exception, path: Path) -> VaultmemError | None:
             " rebuild it (the notes are safe: the index is derived from them)"
         )
     return None
+
+
+def cache_readable(conn: Connection) -> bool:
+    """Whether the embedding cache exists and every row of it reads (a damaged page raises)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'"
+    ).fetchone()
+    if not exists:
+        return False
+    conn.execute("SELECT count(*), sum(length(vector)), max(text_hash) FROM embeddings").fetchone()
+    return True
 
 
 def open_existing(path: Path) -> Connection:

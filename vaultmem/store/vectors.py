@@ -37,6 +37,11 @@ def drop_vectors(conn: Connection) -> None:
     delete_meta(conn, "embed_model", "embed_dim")
 
 
+def forget_cached_vectors(conn: Connection, model: str) -> None:
+    """Drop the cached vectors of `model`: its next vectors are embedded, not reused."""
+    conn.execute("DELETE FROM embeddings WHERE model = ?", (model,))
+
+
 def chunks_without_vectors(conn: Connection) -> list[tuple[int, str]]:
     """(chunk id, text hash) of every chunk with no vector yet."""
     if not has_vectors(conn):

@@ -10,6 +10,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultmem import dialect
+from vaultmem.dates import SINCE_HELP, since_day
+from vaultmem.errors import UsageError
 from vaultmem.search import Mode
 from vaultmem.server.runner import Runner, structured
 from vaultmem.server.schema import MAX_RESULTS, make_tool
@@ -57,9 +59,29 @@ def tools(runner: Runner) -> list[Tool]:
             ),
         ] = None,
         since: Annotated[
-            dt.date | None,
-            Field(description="Only notes dated (or changed) on or after this day, YYYY-MM-DD."),
+            str | None,
+            Field(
+                max_length=100,
+                description="Only notes dated on or after this day: YYYY-MM-DD, or words "
+                "such as 'yesterday', 'last week', '3 days ago', 'Feb 8'. A note's date is its "
+                "`date` (or `created`) property, else a date in its path (daily notes); "
+                "undated notes are left out.",
+            ),
         ] = None,
+        mtime: Annotated[
+            bool,
+            Field(
+                description="With since: compare the files' modification times instead of "
+                "the notes' dates."
+            ),
+        ] = False,
+        personas: Annotated[
+            bool,
+            Field(
+                description="Also search persona notes (type: persona), left out by default: "
+                "persona_context loads a persona."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, dialect.SearchOut]:
         """Search the vault's notes by words and meaning; one best-matching section per note.
 
@@ -68,7 +90,9 @@ def tools(runner: Runner) -> list[Tool]:
         `mode` says which search ran and `notices` why it differs from the one asked for
         (meaning search falls back to keywords when the model cannot run).
         """
-        return await runner.answer(_search, runner.vault, query, mode, limit, tag, path, since)
+        return await runner.answer(
+            _search, runner.vault, query, mode, limit, tag, path, since, mtime, personas
+        )
 
     return [make_tool(search, "search", "Search the vault")]
 
@@ -80,7 +104,25 @@ def _search(
     limit: int,
     tag: str | None,
     path: str | None,
-    since: dt.date | None,
+    since: str | None,
+    mtime: bool,
+    personas: bool,
 ) -> CallToolResult:
-    result = vault.search(query, limit=limit, mode=mode, tag=tag, path=path, since=since)
+    day = None
+    if since is not None:
+        day = since_day(since, dt.date.today())
+        if day is None:
+            raise UsageError(f"since {since!r}: give {SINCE_HELP}")
+    elif mtime:
+        raise UsageError("mtime says how `since` compares days: give since too")
+    result = vault.search(
+        query,
+        limit=limit,
+        mode=mode,
+        tag=tag,
+        path=path,
+        since=day,
+        mtime=mtime,
+        personas=personas,
+    )
     return structured(dialect.search_result(result))

@@ -280,6 +280,8 @@ class SearchScreen(Screen[None]):
         app.call_from_thread(self.show_preview, hit, title, text)
 
     def show_preview(self, hit: Hit, title: str, text: str) -> None:
+        if not self.query("#preview-title"):
+            return  # the app is closing: its widgets are gone before this late answer came
         if self.query_one(HitList).current == hit:  # the cursor may have moved on
             self.query_one(Preview).show(title, text)
 
