@@ -230,6 +230,7 @@ KNOWN_KEYS = (
     "links.url_prefixes",
     "limits",
     *(f"limits.{key}" for key in _LIMIT_KEYS),
+    "memory",  # [memory] entities_folder, episodes_folder: read by memories.Memory
 )
 
 

@@ -7,6 +7,7 @@ import functools
 import json
 import multiprocessing
 import os
+import re
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from vaultmem import store
 from vaultmem.config import Config, FrontMatterLimits
 from vaultmem.errors import IndexBusy, SchemaMismatch, UsageError, VaultmemError
+from vaultmem.memory.facts import Fact, parse_facts
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note, plain_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
@@ -29,6 +31,7 @@ BATCH_FILES = 400
 BATCH_SECONDS = 2.0
 PARALLEL_MIN = 300  # below this many notes to parse, starting worker processes costs more
 MAX_WORKERS = 4
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")  # the line ends the parser counts lines by
 
 # progress(phase, done, total): phase is "scan", "parse" or "links"
 Progress = Callable[[str, int, int], None]
@@ -452,6 +455,7 @@ class _Loaded:
     digest: str | None = None
     note: ParsedNote | None = None
     error: str | None = None
+    facts: tuple[Fact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -482,7 +486,14 @@ def _load(how: _Reading, path: str, disk: str, old_hash: str | None) -> _Loaded:
     found = tuple(w for w in (name_problem(disk), text.warning) if w)
     if found:
         note = replace(note, warnings=(*found, *note.warnings))
-    return _Loaded("parsed", text.digest, note)
+    facts: tuple[Fact, ...] = ()
+    if note.fields:  # facts are fields: most notes have none and skip the line split
+        try:
+            facts = parse_facts(_LINE_END_RE.split(text.text), note)
+        except Exception as exc:  # a fact reader bug costs one note its facts, never the reindex
+            problem = f"facts could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+            note = replace(note, warnings=(*note.warnings, problem))
+    return _Loaded("parsed", text.digest, note, facts=facts)
 
 
 def _load_all(
@@ -554,7 +565,7 @@ def _store_one(
     # In a cold run the anchors and aliases a link needs may belong to notes not stored yet,
     # so the final pass checks them; an incremental run marks such targets dirty instead.
     resolutions = resolver.for_note(note, check_late=not resolve_all)
-    store.insert_note(conn, note, vf.size, vf.mtime_ns, loaded.digest, resolutions)
+    store.insert_note(conn, note, vf.size, vf.mtime_ns, loaded.digest, resolutions, loaded.facts)
     store.mark_dirty(conn, dirty)
     return 1
 

@@ -27,6 +27,7 @@ from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
 from vaultmem.indexer import Progress, ReindexReport
 from vaultmem.linkgraph import WANTED_PREFIX, LinkGraph
+from vaultmem.memories import Memory
 from vaultmem.notes import (
     Backlink,
     FolderCount,
@@ -122,6 +123,7 @@ class Vault:
         self.index = Index(root, self.index_path, self.config)
         self.notes = Notes(root, self.index)
         self.linkgraph = LinkGraph(self.index, self.notes)
+        self.memory = Memory(self)
 
     # ---- lifecycle
 

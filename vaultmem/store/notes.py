@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from vaultmem.memory.facts import Fact
 from vaultmem.model import ParsedNote
 from vaultmem.resolver import fold, heading_key, name_key
-from vaultmem.store import links, text, vectors
+from vaultmem.store import links, memory, text, vectors
 from vaultmem.store.schema import NOTE_TABLES, Connection, marks, rows_in, scalar
 
 # --------------------------------------------------------------------------- rows
@@ -208,8 +209,9 @@ def insert_note(
     mtime_ns: int,
     digest: str,
     resolutions: Sequence[links.LinkResolution],
+    facts: Sequence[Fact] = (),
 ) -> int:
-    """Insert a parsed note with its chunks, links and metadata; returns its id."""
+    """Insert a parsed note with its chunks, links, metadata and facts; returns its id."""
     cur = conn.execute(
         "INSERT INTO notes(path, kind, key, title, folded_title, size, mtime_ns, hash, date,"
         " frontmatter, aliases, warnings, line_count) VALUES (?, 'note', ?, ?, ?, ?, ?, ?, ?, ?,"
@@ -268,6 +270,7 @@ def insert_note(
         "INSERT INTO fields(note_id, key, value, line, source) VALUES (?, ?, ?, ?, ?)",
         [(note_id, f.key, f.value, f.line, f.source) for f in note.fields],
     )
+    memory.insert_facts(conn, note_id, facts)
     text.insert_chunks(conn, note_id, note)
     links.insert_links(conn, note_id, note, resolutions)
     return note_id

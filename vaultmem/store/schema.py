@@ -13,7 +13,7 @@ import sqlite_vec
 
 from vaultmem.errors import NoIndex, SchemaMismatch
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OperationalError = sqlite3.OperationalError
 Error = sqlite3.Error
 DatabaseError = sqlite3.DatabaseError
@@ -66,6 +66,7 @@ CREATE TABLE embeddings (
 CREATE INDEX chunks_note ON chunks(note_id);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     title, aliases, headings, tags, path, body,
+    history,                           -- a fact's `was::` lines: findable, weighing less
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE links (
@@ -102,12 +103,21 @@ CREATE TABLE fields (
 );
 CREATE INDEX fields_note ON fields(note_id);
 CREATE INDEX fields_key ON fields(key);
+-- A note's current facts (memory.facts.parse_facts at index time); history: JSON
+-- [[value, until, source, line], ...] newest first; changed: the newest `until`.
+CREATE TABLE facts (
+    note_id INTEGER NOT NULL, key TEXT NOT NULL, key_id TEXT NOT NULL, value TEXT NOT NULL,
+    line INTEGER NOT NULL, form TEXT NOT NULL, block TEXT, source TEXT, changed TEXT,
+    history TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX facts_note ON facts(note_id);
+CREATE INDEX facts_key ON facts(key_id);
 CREATE TABLE dirty_keys (key TEXT PRIMARY KEY);  -- link targets to re-resolve
 CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 """
 
 # The tables holding one note's rows by note_id (chunks and links are deleted apart).
-NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields")
+NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields", "facts")
 
 
 def connect(path: Path, new: bool = False) -> Connection:

@@ -4,6 +4,7 @@ matches with bm25, snippets, and the chunks a date or a phrase picks."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -11,8 +12,11 @@ from typing import NamedTuple
 from vaultmem.model import ParsedNote
 from vaultmem.store.schema import Connection, marks, rows_in
 
-# Column weights for bm25 over chunks_fts(title, aliases, headings, tags, path, body).
-FTS_WEIGHTS = (10.0, 8.0, 4.0, 4.0, 2.0, 1.0)
+# Column weights for bm25 over chunks_fts(title, aliases, headings, tags, path, body, history).
+# `history` holds a fact's `- was:: old value (until …)` lines: still findable, but a note
+# whose current value matches ranks above one that only used to hold it (docs/memory.md).
+FTS_WEIGHTS = (10.0, 8.0, 4.0, 4.0, 2.0, 1.0, 0.25)
+_HISTORY_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+was::", re.IGNORECASE)
 _BM25 = f"bm25(chunks_fts, {', '.join(str(w) for w in FTS_WEIGHTS)})"
 
 
@@ -90,8 +94,8 @@ def insert_chunks(conn: Connection, note_id: int, note: ParsedNote) -> None:
         ],
     )
     conn.executemany(
-        "INSERT INTO chunks_fts(rowid, title, aliases, headings, tags, path, body)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO chunks_fts(rowid, title, aliases, headings, tags, path, body, history)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 first_chunk + c.seq,
@@ -100,11 +104,22 @@ def insert_chunks(conn: Connection, note_id: int, note: ParsedNote) -> None:
                 " ".join(c.heading_path),
                 tags_text,
                 note.path,
-                c.text,
+                *split_history(c.text),
             )
             for c in note.chunks
         ],
     )
+
+
+def split_history(text: str) -> tuple[str, str]:
+    """A chunk's text as (body, history): its `- was::` lines apart, each kept whole."""
+    if "::" not in text:
+        return text, ""
+    body: list[str] = []
+    history: list[str] = []
+    for line in text.split("\n"):
+        (history if _HISTORY_LINE.match(line) else body).append(line)
+    return "\n".join(body), "\n".join(history)
 
 
 def delete_chunks(conn: Connection, note_ids: Sequence[int], has_vectors: bool) -> None:
@@ -173,9 +188,12 @@ def first_chunks_dated(conn: Connection, days: Sequence[str], limit: int) -> lis
 def chunk_texts(conn: Connection, ids: Sequence[int]) -> dict[int, ChunkText]:
     """chunk id -> its heading path and text, from the text index that already holds them."""
     rows = rows_in(
-        conn, "SELECT rowid, headings, body FROM chunks_fts WHERE rowid IN ({marks})", ids
+        conn,
+        "SELECT rowid, headings, body, history FROM chunks_fts WHERE rowid IN ({marks})",
+        ids,
     )
-    return {r[0]: ChunkText(r[1], r[2]) for r in rows}
+    # history lines go back after the body: what is embedded is the whole chunk
+    return {r[0]: ChunkText(r[1], f"{r[2]}\n{r[3]}" if r[3] else r[2]) for r in rows}
 
 
 def chunk_bodies(conn: Connection, ids: Sequence[int]) -> dict[int, str]:

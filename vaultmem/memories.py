@@ -1,0 +1,635 @@
+"""The memory service: facts, episodes, open loops, recall and the gate over one vault's index.
+
+It gathers the memory core's values (`vaultmem/memory/`, pure) from the index, and plans every
+memory write as an editor change (`edit.Change`) that the one write path applies (`Vault.apply`:
+the index lock, an atomic write refusing a note changed since it was read, a reindex of the
+touched paths). Reached as `vault.memory`; docs/memory.md is the contract.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Literal
+
+from vaultmem import edit, store
+from vaultmem.decay import expires_at
+from vaultmem.edit.text import Line, Lines, dominant_ending
+from vaultmem.errors import ChangedOnDisk, NoteNotFound, UsageError, VaultmemError
+from vaultmem.memory import episodes as ep
+from vaultmem.memory import facts as fc
+from vaultmem.memory import gate as gt
+from vaultmem.memory import loops as lp
+from vaultmem.memory import recall as rc
+from vaultmem.memory.errors import LoopChanged, Refused
+from vaultmem.memory.lines import LineEdit
+from vaultmem.memory.mentions import EntityName, NameIndex, fold
+from vaultmem.memory.values import check_key
+
+if TYPE_CHECKING:
+    from vaultmem.llm import LLM
+    from vaultmem.vault import Vault
+
+DEFAULT_ENTITIES = "entities"
+RECALL_HITS = 10  # search hits recall blends in
+GATE_HITS = 5
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class EntityFacts:
+    """An entity note and its current facts (of one key, when asked)."""
+
+    path: str
+    title: str
+    facts: tuple[fc.Fact, ...]
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The gate's decision and, when memory helps, the context it found."""
+
+    decision: gt.GateDecision
+    context: rc.Recall | None
+    notice: str | None = None  # a model that was down or answered nonsense (stderr)
+    llm: str | None = None  # the model's verdict, when one was asked and answered clearly
+
+
+@dataclass(frozen=True)
+class PlannedWrite:
+    """A memory write computed against a note as read: the change to apply and what it means.
+
+    `change` is None when nothing needs writing (the value is already stored)."""
+
+    kind: Literal["fact", "episode", "loop", "resolve"]
+    path: str
+    change: edit.Change | None
+    message: str
+    line: int | None = None
+    block: str | None = None
+    status: str = "written"  # added | changed | unchanged | created | resolved
+
+
+@dataclass(frozen=True)
+class Written:
+    """A memory write once applied (or found unneeded)."""
+
+    plan: PlannedWrite
+    touched: tuple[str, ...]
+
+
+# --------------------------------------------------------------------------- line edits
+
+
+def apply_edits(lines: Sequence[Line], edits: Sequence[LineEdit]) -> Lines:
+    """The memory core's line edits applied to the editor's lines: new lines take the note's
+    dominant ending, every other line keeps its own text and end (later edits first, so the
+    earlier ones' positions hold)."""
+    out = list(lines)
+    ending = dominant_ending(lines)
+    for e in sorted(edits, key=lambda x: (x.start, x.stop), reverse=True):
+        if not 0 <= e.start <= e.stop <= len(out):
+            raise Refused(f"a planned edit falls outside the note ({e.start}-{e.stop})")
+        added = [Line(t, ending) for t in e.lines]
+        if e.start == len(out) and out and not out[-1].end and added:
+            # appending after a last line without an end: it gets one, the new last has none
+            out[-1] = Line(out[-1].text, ending)
+            added[-1] = Line(added[-1].text, "")
+        out[e.start : e.stop] = added
+    return tuple(out)
+
+
+def _texts(source: edit.NoteSource) -> list[str]:
+    return [line.text for line in source.lines]
+
+
+# --------------------------------------------------------------------------- the service
+
+
+class Memory:
+    """The memory of one vault: reads from the index, writes planned for the one write path."""
+
+    def __init__(self, vault: Vault) -> None:
+        self._vault = vault
+        self._names: tuple[int, NameIndex] | None = None
+        self._lock = threading.Lock()
+
+    # ---- config
+
+    @property
+    def entities_folder(self) -> str:
+        table = self._vault.config.extra.get("memory")
+        folder = table.get("entities_folder") if isinstance(table, dict) else None
+        return str(folder).strip().strip("/") if folder else DEFAULT_ENTITIES
+
+    @property
+    def episodes_folder(self) -> str:
+        table = self._vault.config.extra.get("memory")
+        folder = table.get("episodes_folder") if isinstance(table, dict) else None
+        return str(folder).strip().strip("/") if folder else ep.FOLDER
+
+    @property
+    def _conn(self) -> store.Connection:
+        return self._vault.conn
+
+    # ---- names
+
+    def names(self) -> NameIndex:
+        """The names a message can call a note by (titles, aliases, wanted link targets),
+        indexed once per index generation."""
+        generation = self._vault.index.generation()
+        with self._lock:
+            if self._names is None or self._names[0] != generation:
+                notes = store.named_notes(self._conn)
+                entities = [EntityName(n.path, (n.title, *n.aliases)) for n in notes]
+                known = {fold(n.title) for n in notes}
+                entities += [
+                    EntityName("", (t,))
+                    for t in store.wanted_targets(self._conn)
+                    if fold(PurePosixPath(t).name) not in known
+                ]
+                self._names = (generation, NameIndex(entities))
+            return self._names[1]
+
+    def entity(self, ref: str) -> str:
+        """The note an entity names (path, title or alias); a folder or nothing is an error."""
+        ref = ref.strip()
+        try:
+            return self._vault.find_note(ref)
+        except NoteNotFound:
+            if ref and (self._vault.root / ref.strip("/")).is_dir():
+                raise NoteNotFound(
+                    f"'{ref}' is a folder, not a note: name the note itself"
+                    f" (`vaultmem fact set {ref}/<Note> ...`)"
+                ) from None
+            raise
+
+    # ---- facts
+
+    def facts(self, ref: str, key: str | None = None) -> EntityFacts:
+        """An entity's current facts (of `key`), in line order."""
+        path = self.entity(ref)
+        rows = store.facts_of(self._conn, [path], check_key(key) if key else None)
+        title = store.title_of(self._conn, path) or path
+        return EntityFacts(path, title, tuple(r.fact for r in rows))
+
+    def fact_history(self, ref: str, key: str) -> EntityFacts:
+        """The fact `key` of an entity with its `was::` history (newest first)."""
+        found = self.facts(ref, key)
+        if not found.facts:
+            raise NoteNotFound(
+                f"{found.path} has no `{key}` fact (`vaultmem fact get {found.title!r}` lists"
+                " its facts)"
+            )
+        return found
+
+    def fact_list(
+        self, key: str | None = None, since: dt.date | None = None
+    ) -> tuple[store.FactRow, ...]:
+        """Facts across the vault (of `key`, changed since `since`), newest change first."""
+        return tuple(store.all_facts(self._conn, check_key(key) if key else None, since))
+
+    def note_facts(self, paths: Sequence[str] | None = None) -> list[rc.NoteFact]:
+        """Body facts (not front matter) of some notes, or of the whole vault."""
+        rows = store.all_facts(self._conn) if paths is None else store.facts_of(self._conn, paths)
+        return [rc.NoteFact(r.path, r.title, r.fact) for r in rows if r.fact.form != "property"]
+
+    # ---- episodes
+
+    def all_episodes(self) -> list[ep.Episode]:
+        """Every episode note (`type: episode` with a date)."""
+        out = []
+        for row in store.episode_rows(self._conn):
+            found = ep.episode_from(row.path, row.frontmatter, row.body)
+            if found is not None:
+                out.append(found)
+        return out
+
+    def episodes(
+        self,
+        *,
+        since: dt.date | None = None,
+        until: dt.date | None = None,
+        outcome: ep.Outcome | None = None,
+        entities: Sequence[str] = (),
+    ) -> list[ep.Episode]:
+        """Episodes in [since, until], with that outcome, about any of `entities`, newest first."""
+        return ep.select(
+            self.all_episodes(), since=since, until=until, outcome=outcome, entities=entities
+        )
+
+    def trends(
+        self,
+        entity: str,
+        granularity: ep.Granularity = "week",
+        *,
+        since: dt.date | None = None,
+        until: dt.date | None = None,
+    ) -> tuple[ep.TrendRow, ...]:
+        """Outcome counts and rates per period of the episodes about `entity`."""
+        chosen = ep.select(self.all_episodes(), entities=[entity])
+        return ep.trends(
+            [(e.day, e.outcome) for e in chosen], granularity, since=since, until=until
+        )
+
+    # ---- loops
+
+    def all_loops(self, paths: Sequence[str] | None = None) -> list[lp.Loop]:
+        """Every open loop (unchecked task) in the vault or in some notes."""
+        tasks = store.open_tasks(self._conn, paths)
+        by_note: dict[str, list[store.OpenTask]] = {}
+        for t in tasks:
+            by_note.setdefault(t.path, []).append(t)
+        out: list[lp.Loop] = []
+        for path, rows in by_note.items():
+            out += lp.loops_from(path, [r.task for r in rows], _day(rows[0].date))
+        return out
+
+    def loops(
+        self,
+        today: dt.date,
+        *,
+        entities: Sequence[str] = (),
+        due_before: dt.date | None = None,
+        priority: lp.Priority | None = None,
+    ) -> list[lp.RankedLoop]:
+        """Open loops ranked by due date, priority and age (see memory.loops.rank)."""
+        chosen = lp.select(
+            self.all_loops(), entities=entities, due_before=due_before, priority=priority
+        )
+        return lp.rank(chosen, today)
+
+    # ---- recall and the gate
+
+    def recall(
+        self,
+        message: str,
+        now: dt.datetime,
+        *,
+        days: int = rc.DEFAULT_DAYS,
+        budget: int = rc.DEFAULT_BUDGET,
+        include_expired: bool = False,
+        search: bool = True,
+    ) -> rc.Recall:
+        """The continuation block for `message` (its entity's loops, recent episodes, facts and
+        the best hits), else the best search hits, within `budget` characters."""
+        if not message.strip():
+            raise UsageError("empty message: give recall the message to continue")
+        if budget < 1:
+            raise UsageError("--budget must be at least 1 character")
+        expired = set() if include_expired else self.expired_paths(now)
+        hits = self._hits(message, now, RECALL_HITS, expired) if search else []
+        return rc.recall(
+            message,
+            now,
+            names=self.names(),
+            facts=[f for f in self.note_facts() if f.path not in expired],
+            episodes=[e for e in self.all_episodes() if e.path not in expired],
+            loops=[x for x in self.all_loops() if x.path not in expired],
+            hits=hits,
+            days=days,
+            budget=budget,
+        )
+
+    def _hits(self, query: str, now: dt.datetime, limit: int, skip: set[str]) -> list[rc.RecallHit]:
+        found = self._vault.search(query, limit=limit + len(skip), mode="keyword", now=now)
+        hits = [h for h in found.hits if h.path not in skip][:limit]
+        if not hits:
+            return []
+        facts = store.note_facts(self._conn, [h.path for h in hits])
+        out = []
+        for h in hits:
+            nf = facts.get(h.path)
+            front = nf.frontmatter if nf is not None and "type" in nf.frontmatter_json else {}
+            day = _day(nf.date) if nf is not None else None
+            text = h.snippet.replace("\x02", "").replace("\x03", "")
+            episode = str(front.get("type", "")).strip().lower() == "episode"
+            out.append(rc.RecallHit(h.path, h.title, text, h.start_line, h.score, day, episode))
+        return out
+
+    def gate(
+        self,
+        message: str,
+        now: dt.datetime,
+        *,
+        llm: LLM | None = None,
+        budget: int = rc.DEFAULT_BUDGET,
+    ) -> GateResult:
+        """Whether `message` needs memory: offline rules plus the index (a clear no spares the
+        search), or a model's MEMORY/NONE when `llm` is given (nonsense or a down model falls
+        back to the offline gate, with a notice)."""
+        names = self.names()
+        first = gt.classify(message, names)
+        notice = None
+        verdict_llm: str | None = None
+        if llm is not None:
+            try:
+                answer = llm.generate(
+                    gt.LLM_PROMPT.format(message=message[: gt.LONG_MESSAGE]), max_tokens=20
+                )
+            except VaultmemError as exc:  # down, or an answer that is not one
+                notice = f"the model could not answer ({exc}); the offline gate decided"
+            else:
+                verdict_llm = gt.parse_llm_answer(answer)
+                if verdict_llm is None:
+                    shown = " ".join(answer.split())[:80]
+                    notice = (
+                        f"the model's answer {shown!r} is not MEMORY or NONE;"
+                        " the offline gate decided"
+                    )
+        if verdict_llm == "no-memory":
+            return GateResult(first, None, notice, verdict_llm)
+        if not first.search and verdict_llm is None:
+            return GateResult(first, None, notice)
+        expired = self.expired_paths(now)
+        hits = self._hits(first.query or message, now, GATE_HITS, expired)
+        best = max(
+            (gt.hit_strength(first.query or message, f"{h.title} {h.text}") for h in hits),
+            default=0.0,
+        )
+        decision = gt.classify(message, names, best_hit=best)
+        if verdict_llm == "needs-memory" and decision.verdict == "no-memory":
+            decision = gt.GateDecision(
+                "needs-memory",
+                True,
+                decision.score,
+                (*decision.reasons, "the model says it needs memory"),
+                decision.entities,
+                decision.query,
+            )
+        if decision.verdict != "needs-memory":
+            return GateResult(decision, None, notice, verdict_llm)
+        context = rc.recall(
+            message,
+            now,
+            names=names,
+            facts=[f for f in self.note_facts() if f.path not in expired],
+            episodes=[e for e in self.all_episodes() if e.path not in expired],
+            loops=[x for x in self.all_loops() if x.path not in expired],
+            hits=hits,
+            budget=budget,
+        )
+        return GateResult(decision, context, notice, verdict_llm)
+
+    # ---- decay
+
+    def expired_paths(self, now: dt.datetime) -> set[str]:
+        """Notes past their decay tier's lifetime at `now` (they leave recall and personas)."""
+        out = set()
+        for row in store.decaying_notes(self._conn):
+            modified = dt.datetime.fromtimestamp(row.mtime_ns / 1e9, dt.UTC)
+            found = expires_at(row.frontmatter, modified)
+            if found is not None and found[1] is not None and found[1] <= _aware(now):
+                out.add(row.path)
+        return out
+
+    def _read(self, path: str) -> edit.NoteSource:
+        """A note read for editing (its bytes once, their digest)."""
+        return edit.read_note(self._vault.root, path, max_bytes=self._vault.config.max_file_bytes)
+
+    # ---- writes (planned against the note as read; applied by the one write path)
+
+    def plan_fact(
+        self,
+        entity: str,
+        key: str,
+        value: str,
+        *,
+        today: dt.date,
+        source: str | None = None,
+        create: bool = False,
+        line: int | None = None,
+        digest: str | None = None,
+    ) -> PlannedWrite:
+        """`fact set` planned: the change that makes `key` hold `value` in the entity's note
+        (history kept; the same value plans nothing). `create` makes the note in the entities
+        folder when no note has that name; `digest` is the revision the caller read."""
+        try:
+            path = self.entity(entity)
+        except NoteNotFound:
+            if not create:
+                raise
+            return self._plan_new_entity(entity, key, value, today, source)
+        source_note = self._read(path)
+        if digest is not None and source_note.digest != digest:
+            raise edit_changed(path)
+        planned = fc.plan_set(_texts(source_note), key, value, today, source=source, line=line)
+        change = None
+        if planned.edits:
+            change = edit.plan_edit(source_note, apply_edits(source_note.lines, planned.edits))
+        return PlannedWrite(
+            "fact",
+            path,
+            change,
+            planned.message(path),
+            planned.line,
+            planned.block,
+            planned.status,
+        )
+
+    def _plan_new_entity(
+        self, entity: str, key: str, value: str, today: dt.date, source: str | None
+    ) -> PlannedWrite:
+        name = ep.safe_title(entity.strip().removesuffix(".md").rsplit("/", 1)[-1])
+        if "/" in entity.strip().strip("/"):
+            raise Refused(
+                f"'{entity}' is a path; --create makes notes only in the entities folder"
+                f" ({self.entities_folder}/): give the entity's name"
+            )
+        planned = fc.plan_set([], key, value, today, source=source)
+        text = "\n".join(apply_lines([], planned.edits)) + "\n"
+        path = f"{self.entities_folder}/{name}.md" if self.entities_folder else f"{name}.md"
+        change = edit.plan_new_note(path, text)
+        return PlannedWrite(
+            "fact",
+            path,
+            change,
+            f"{path}:{planned.line}: {planned.key} = {planned.value!r} (new note)",
+            planned.line,
+            planned.block,
+            "created",
+        )
+
+    def plan_episode(
+        self,
+        title: str,
+        outcome: str,
+        *,
+        now: dt.datetime,
+        when: dt.datetime | dt.date | None = None,
+        entities: Sequence[str] = (),
+        duration: str | None = None,
+        procedure: str | None = None,
+        body: str = "",
+    ) -> PlannedWrite:
+        """`episode add` planned: a new episode note (a free name in the episodes folder)."""
+        taken = store.note_paths(self._conn)
+        new = ep.episode_note(
+            title,
+            outcome,
+            when if when is not None else now,
+            now,
+            entities=entities,
+            duration=duration,
+            procedure=procedure,
+            body=body,
+            taken=[p for p in taken if p.startswith(self.episodes_folder + "/")]
+            + self._on_disk(self.episodes_folder),
+            folder=self.episodes_folder,
+        )
+        change = edit.plan_new_note(new.path, new.text)
+        return PlannedWrite("episode", new.path, change, f"{new.path}: episode written", 1)
+
+    def _on_disk(self, folder: str) -> list[str]:
+        """Notes in a vault folder that the index may not know yet (written since a reindex)."""
+        base = self._vault.root / folder
+        if not base.is_dir():
+            return []
+        return [f"{folder}/{p.name}" for p in base.iterdir() if p.name.endswith(".md")]
+
+    def plan_loop(
+        self,
+        text: str,
+        note: str,
+        *,
+        due: dt.date | None = None,
+        priority: lp.Priority | None = None,
+    ) -> PlannedWrite:
+        """`loop add` planned: `- [ ] text ⏫ 📅 date` at the end of the note's loops section."""
+        path = self.entity(note)
+        source = self._read(path)
+        edit_, loop = lp.plan_add(_texts(source), text, due=due, priority=priority, path=path)
+        change = edit.plan_edit(source, apply_edits(source.lines, [edit_]))
+        return PlannedWrite(
+            "loop",
+            path,
+            change,
+            f"{path}:{loop.line}: {loop.title} ({loop.id})",
+            loop.line,
+            loop.id,
+            "added",
+        )
+
+    def plan_resolve(self, ref: str, today: dt.date) -> PlannedWrite:
+        """`loop resolve` planned: the loop REF names (an id, or text matching one loop) found
+        again in its note as it is now, and checked there with today's date."""
+        loop = lp.match(ref, self.all_loops())
+        source = self._read(loop.path)
+        edit_ = lp.plan_resolve(_texts(source), loop, today)  # LoopChanged when it moved on
+        number = edit_.start + 1
+        try:
+            lines = edit.check_task(source.lines, number, today)
+        except UsageError as exc:
+            raise LoopChanged(f"{loop.path}:{number}: {exc}") from None
+        change = edit.plan_edit(source, lines)
+        return PlannedWrite(
+            "resolve",
+            loop.path,
+            change,
+            f"{loop.path}:{number}: {loop.title} checked ({today.isoformat()})",
+            number,
+            loop.id,
+            "resolved",
+        )
+
+    # the core functions capture (issue 12) and the front-ends call: plan, then apply
+
+    def set_fact(
+        self,
+        entity: str,
+        key: str,
+        value: str,
+        *,
+        source: str | None = None,
+        create: bool = False,
+        line: int | None = None,
+        digest: str | None = None,
+        today: dt.date | None = None,
+    ) -> Written:
+        """Make `key` hold `value` in the entity's note (see plan_fact), written at once."""
+        day = today or dt.date.today()
+        plan = self.plan_fact(
+            entity, key, value, today=day, source=source, create=create, line=line, digest=digest
+        )
+        return self._write(plan)
+
+    def add_episode(
+        self,
+        title: str,
+        outcome: str,
+        *,
+        when: dt.datetime | dt.date | None = None,
+        entities: Sequence[str] = (),
+        duration: str | None = None,
+        procedure: str | None = None,
+        body: str = "",
+        now: dt.datetime | None = None,
+    ) -> Written:
+        """Write a new episode note (see plan_episode)."""
+        clock = now or dt.datetime.now(dt.UTC)
+        plan = self.plan_episode(
+            title,
+            outcome,
+            now=clock,
+            when=when,
+            entities=entities,
+            duration=duration,
+            procedure=procedure,
+            body=body,
+        )
+        return self._write(plan)
+
+    def add_loop(
+        self,
+        text: str,
+        note: str,
+        *,
+        due: dt.date | None = None,
+        priority: lp.Priority | None = None,
+    ) -> Written:
+        """Append an open loop to a note (see plan_loop)."""
+        return self._write(self.plan_loop(text, note, due=due, priority=priority))
+
+    def resolve_loop(self, ref: str, *, today: dt.date | None = None) -> Written:
+        """Check the loop REF names in place with its completion date (see plan_resolve)."""
+        return self._write(self.plan_resolve(ref, today or dt.date.today()))
+
+    def _write(self, plan: PlannedWrite) -> Written:
+        if plan.change is None:
+            return Written(plan, ())
+        applied = self._vault.apply(plan.change)  # type: ignore[attr-defined]
+        return Written(plan, tuple(applied.touched))
+
+
+def apply_lines(lines: Sequence[str], edits: Sequence[LineEdit]) -> list[str]:
+    """Plain lines after the core's edits (for a note that does not exist yet)."""
+    return [line.text for line in apply_edits([Line(t) for t in lines], edits)]
+
+
+def edit_changed(path: str) -> ChangedOnDisk:
+    return ChangedOnDisk(
+        f"{path} changed since you read it (its digest is not the one given); nothing was"
+        " written. Read it again and retry"
+    )
+
+
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _day(text: str | None) -> dt.date | None:
+    if not text or not _DATE_RE.match(text):
+        return None
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+def _aware(when: dt.datetime) -> dt.datetime:
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
