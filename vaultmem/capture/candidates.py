@@ -20,7 +20,7 @@ EPISODE_KEY = "episode"
 OUTCOMES = ("success", "failure", "resolved", "ongoing")
 # a name becomes a wikilink target and a file name: these break either
 _NAME_UNSAFE = {"/": "-", "\\": "-", ":": "-", "|": "-"}
-_NAME_DROP = set("#^[]*?\"<>")
+_NAME_DROP = set('#^[]*?"<>')
 MAX_NAME = 120
 
 

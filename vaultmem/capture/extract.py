@@ -33,6 +33,7 @@ MAX_VALUE_CHARS = 200
 MIN_WORDS = 6  # a generic first-person statement shorter than this is small talk
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])[\"”')\]]*\s+|\n+")
+_CLAUSE_RE = re.compile(r",?\s+(?:and|but|so|plus)\s+(?=(?:I|I'm|I’m|I've|I’ve|my|we)\b)")
 _FIRST_PERSON_RE = re.compile(
     r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|me|mine|myself|we|we're|we’re|we've|we’ve|"
     r"our|ours|us)\b",
@@ -61,50 +62,67 @@ _HEDGE_RE = re.compile(
 _NEGATED_RE = re.compile(r"^\s*(?:n't|not|never|no longer)\b", re.IGNORECASE)
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
 
+_I = r"\bI(?:\s+(?:really|just|also|finally|recently|actually|still|always|totally|now))?"
+_IM = r"\bI(?:'m| am)\s+"
+_V = r"\s+(?P<v>.+)"
+_MY_VERBS = (
+    r"is|are|was|were|has|have|had|loves?|loved|likes?|liked|got|gets|went|goes|made|makes|"
+    r"took|takes|started|wants?|needs?|lives?|lived|works?|worked|plays?|played|enjoys?|"
+    r"enjoyed|just|really|also|can|will|always|never"
+)
+_RULE_TABLE: list[tuple[Kind, str | None, str, float]] = [
+    ("decision", DECISION_KEY,
+     r"\b(?:we|I)(?:'ve| have)?\s+(?:finally\s+)?(?:decided|agreed|settled on|chose|opted)"
+     r"(?:\s+(?:to|on|that|for))?" + _V, 0.8),
+    ("decision", DECISION_KEY, r"\bthe decision (?:is|was)(?: to| that)?" + _V, 0.8),
+    ("decision", DECISION_KEY, r"^let's go with" + _V, 0.6),
+    ("loop", LOOP_KEY,
+     r"\bnext steps?\s*(?:is|are|:|will be|would be)\s*(?:to\s+)?(?P<v>.+)", 0.75),
+    ("loop", LOOP_KEY, r"\b(?:todo|to-do|to do)\s*:\s*(?P<v>.+)", 0.8),
+    ("loop", LOOP_KEY, r"\bremind me to" + _V, 0.8),
+    ("loop", LOOP_KEY, r"\b(?:don't|do not) (?:let me )?forget to" + _V, 0.7),
+    ("loop", LOOP_KEY,
+     r"\bI(?:'ll| will| promise to| am going to|'m going to|'m gonna| gonna)\s+"
+     r"(?!be\b|have\b|miss\b|never\b|always\b|try\b|keep\b|let\b|see\b|think\b)(?P<v>.+)",
+     0.65),
+    ("loop", LOOP_KEY, r"\b(?:I|we)(?: really)? (?:need to|have to|must|should)" + _V, 0.55),
+    ("fact", "name", r"\bmy name(?:'s| is)" + _V, 0.9),
+    ("fact", "age", _IM + r"(?P<v>\d{1,3})(?: years old)?\b", 0.85),
+    ("fact", "birthday", r"\bmy birthday is" + _V, 0.9),
+    ("fact", None,
+     r"\bmy (?P<k>(?:favou?rite|fave|best|current|new|old)\s+[a-z][a-z ]{1,24}?)"
+     r"\s+(?:is|are|was|were)" + _V, 0.85),
+    ("fact", None, r"\bmy (?P<k>[a-z][a-z ]{1,24}?)(?:'s| is| are)\s+(?:called|named)" + _V, 0.85),
+    ("fact", "lives in", _I + r"\s+(?:live|am living|'m living|moved)\s+(?:in|to)" + _V, 0.85),
+    ("fact", "from", _IM + r"(?:originally\s+)?from" + _V, 0.85),
+    ("fact", "works as",
+     _I + r"\s+(?:work|am working|'m working)\s+as\s+(?:an?\s+)?(?P<v>.+)", 0.85),
+    ("fact", "works at", _I + r"\s+(?:work|am working|'m working)\s+(?:at|for|in)" + _V, 0.8),
+    ("fact", "studies",
+     _I + r"\s+(?:study|studied|am studying|'m studying|majored in|major in)" + _V, 0.8),
+    ("fact", "allergic to", _IM + r"allergic to" + _V, 0.9),
+    ("fact", "prefers", _I + r"\s+prefer" + _V, 0.8),
+    ("fact", "dislikes",
+     _I + r"\s+(?:hate|dislike|can't stand|don't like|do not like)" + _V, 0.75),
+    ("fact", "likes",
+     _I + r"\s+(?:love|like|enjoy|adore|am into|'m into|am a fan of|'m a fan of)" + _V, 0.7),
+    ("fact", "plans",
+     _IM + r"(?:planning|hoping|thinking about|looking forward to|aiming|about)\s+(?:to\s+)?"
+     r"(?P<v>.+)", 0.7),
+    ("fact", "plans", _I + r"\s+(?:plan|want|hope|intend)\s+to" + _V, 0.65),
+    ("fact", "has",
+     _I + r"\s+(?:have|'ve got|have got|own)\s+"
+     r"(?P<v>(?:a|an|two|three|four|five|\d+|some|my own)\s+.+)", 0.65),
+    ("fact", "is", _IM + r"(?P<v>(?:a|an)\s+.+)", 0.6),
+    ("fact", "plans", r"^(?:gonna|going to|planning to|about to|hoping to)" + _V, 0.55),
+    ("fact", None, r"\bmy (?P<k>[a-z]+(?: [a-z]+)?)\s+(?P<v>(?:" + _MY_VERBS + r")\b.{3,})", 0.5),
+]  # fmt: skip
 # (kind, key, pattern, confidence): the first pattern matching a sentence wins. A pattern's
 # `v` group is the value; a key of None takes the `k` group.
-_I = r"\bI(?:\s+(?:really|just|also|finally|recently|actually|still|always|totally|now))?"
-_RULES: tuple[tuple[Kind, str | None, re.Pattern[str], float], ...] = tuple(
+_RULES = tuple(
     (kind, key, re.compile(pattern, re.IGNORECASE), confidence)
-    for kind, key, pattern, confidence in [
-        ("decision", DECISION_KEY,
-         r"\b(?:we|I)(?:'ve| have)?\s+(?:finally\s+)?(?:decided|agreed|settled on|chose|opted)"
-         r"(?:\s+(?:to|on|that|for))?\s+(?P<v>.+)", 0.8),
-        ("decision", DECISION_KEY, r"\bthe decision (?:is|was)(?: to| that)?\s+(?P<v>.+)", 0.8),
-        ("decision", DECISION_KEY, r"^let's go with\s+(?P<v>.+)", 0.6),
-        ("loop", LOOP_KEY, r"\bnext steps?\s*(?:is|are|:|will be|would be)\s*(?:to\s+)?(?P<v>.+)", 0.75),
-        ("loop", LOOP_KEY, r"\b(?:todo|to-do|to do)\s*:\s*(?P<v>.+)", 0.8),
-        ("loop", LOOP_KEY, r"\bremind me to\s+(?P<v>.+)", 0.8),
-        ("loop", LOOP_KEY, r"\b(?:don't|do not) (?:let me )?forget to\s+(?P<v>.+)", 0.7),
-        ("loop", LOOP_KEY,
-         r"\bI(?:'ll| will| promise to| am going to|'m going to|'m gonna| gonna)\s+"
-         r"(?!be\b|have\b|miss\b|never\b|always\b|try\b|keep\b|let\b|see\b|think\b)(?P<v>.+)", 0.65),
-        ("loop", LOOP_KEY, r"\b(?:I|we)(?: really)? (?:need to|have to|must|should)\s+(?P<v>.+)", 0.55),
-        ("fact", "name", r"\bmy name(?:'s| is)\s+(?P<v>.+)", 0.9),
-        ("fact", "age", r"\bI(?:'m| am)\s+(?P<v>\d{1,3})(?: years old)?\b", 0.85),
-        ("fact", "birthday", r"\bmy birthday is\s+(?P<v>.+)", 0.9),
-        ("fact", None, r"\bmy (?P<k>(?:favou?rite|fave|best|current|new|old)\s+[a-z][a-z ]{1,24}?)\s+(?:is|are|was|were)\s+(?P<v>.+)", 0.85),
-        ("fact", None, r"\bmy (?P<k>[a-z][a-z ]{1,24}?)(?:'s| is| are)\s+(?:called|named)\s+(?P<v>.+)", 0.85),
-        ("fact", "lives in", rf"{_I}\s+(?:live|am living|'m living|moved)\s+(?:in|to)\s+(?P<v>.+)", 0.85),
-        ("fact", "from", r"\bI(?:'m| am)\s+(?:originally\s+)?from\s+(?P<v>.+)", 0.85),
-        ("fact", "works as", rf"{_I}\s+(?:work|am working|'m working)\s+as\s+(?:an?\s+)?(?P<v>.+)", 0.85),
-        ("fact", "works at", rf"{_I}\s+(?:work|am working|'m working)\s+(?:at|for|in)\s+(?P<v>.+)", 0.8),
-        ("fact", "studies", rf"{_I}\s+(?:study|studied|am studying|'m studying|majored in|major in)\s+(?P<v>.+)", 0.8),
-        ("fact", "allergic to", r"\bI(?:'m| am)\s+allergic to\s+(?P<v>.+)", 0.9),
-        ("fact", "prefers", rf"{_I}\s+prefer\s+(?P<v>.+)", 0.8),
-        ("fact", "dislikes", rf"{_I}\s+(?:hate|dislike|can't stand|don't like|do not like)\s+(?P<v>.+)", 0.75),
-        ("fact", "likes", rf"{_I}\s+(?:love|like|enjoy|adore|am into|'m into|am a fan of|'m a fan of)\s+(?P<v>.+)", 0.7),
-        ("fact", "plans", r"\bI(?:'m| am)\s+(?:planning|hoping|thinking about|looking forward to|aiming|about)\s+(?:to\s+)?(?P<v>.+)", 0.7),
-        ("fact", "plans", rf"{_I}\s+(?:plan|want|hope|intend)\s+to\s+(?P<v>.+)", 0.65),
-        ("fact", "has", rf"{_I}\s+(?:have|'ve got|have got|own)\s+(?P<v>(?:a|an|two|three|four|five|\d+|some|my own)\s+.+)", 0.65),
-        ("fact", "is", r"\bI(?:'m| am)\s+(?P<v>(?:a|an)\s+.+)", 0.6),
-        ("fact", "plans", r"^(?:gonna|going to|planning to|about to|hoping to)\s+(?P<v>.+)", 0.55),
-        ("fact", None, r"\bmy (?P<k>[a-z]+(?: [a-z]+)?)\s+(?P<v>(?:is|are|was|were|has|have|had|"
-         r"loves?|loved|likes?|liked|got|gets|went|goes|made|makes|took|takes|started|wants?|"
-         r"needs?|lives?|lived|works?|worked|plays?|played|enjoys?|enjoyed|just|really|also|"
-         r"can|will|always|never)\b.{3,})", 0.5),
-    ]
-)  # fmt: skip
+    for kind, key, pattern, confidence in _RULE_TABLE
+)
 # a generic first-person statement: "I went to a support group" → went to:: a support group
 _GENERIC_RE = re.compile(
     r"\b(?:I|we)(?P<aux>'ve|'m|'d|'re| have| am| are| was| were)?\s+"
@@ -120,7 +138,9 @@ _NOT_VERBS = frozenset(
      "think", "thought", "know", "knew", "guess", "mean", "hope", "wish", "can", "could",
      "would", "should", "will", "might", "must", "don't", "do", "did", "does", "to", "last"]
 )  # fmt: skip
-_PREPOSITIONS = frozenset(["in", "on", "at", "into", "with", "for", "from", "off", "over", "up", "out"])
+_PREPOSITIONS = frozenset(
+    ["in", "on", "at", "into", "with", "for", "from", "off", "over", "up", "out"]
+)
 # "since we last spoke, …": a greeting, not the statement
 _SINCE_RE = re.compile(
     r"^(?:(?:so much|a lot|lots|a lot of stuff|tons)\s+(?:has|'s)\s+happened\s+)?"
@@ -130,7 +150,12 @@ _SINCE_RE = re.compile(
 )
 _OUTCOME_RULES = (
     ("failure", re.compile(r"\b(?:failed|didn't work|did not work|broke|gave up|no luck)\b", re.I)),
-    ("success", re.compile(r"\b(?:it worked|works now|succeeded|fixed it|we did it|nailed it|solved)\b", re.I)),
+    (
+        "success",
+        re.compile(
+            r"\b(?:it worked|works now|succeeded|fixed it|we did it|nailed it|solved)\b", re.I
+        ),
+    ),
     ("resolved", re.compile(r"\b(?:resolved|sorted (?:it )?out|settled it|closed it)\b", re.I)),
 )
 
@@ -158,7 +183,12 @@ def extract(
         entity = entity_of(turn, user_entity, assistant_entity)
         day = (turn.when.date() if turn.when else None) or today or dt.date.today()
         for candidate in _turn_candidates(turn, entity, day, transcript.sha256):
-            key = (candidate.kind, candidate.entity.casefold(), candidate.key.casefold(), candidate.value.casefold())
+            key = (
+                candidate.kind,
+                candidate.entity.casefold(),
+                candidate.key.casefold(),
+                candidate.value.casefold(),
+            )
             if key not in seen:
                 seen.add(key)
                 found.append(candidate)
@@ -178,12 +208,11 @@ def entity_of(turn: Turn, user_entity: str, assistant_entity: str | None) -> str
 
 
 def sentences(text: str) -> list[str]:
-    """A turn's sentences, markdown list markers and quotes trimmed."""
+    """A turn's sentences (and clauses joined by "and I …"), list markers trimmed."""
     out = []
     for part in _SENTENCE_RE.split(text):
         cleaned = re.sub(r"^\s*(?:[-*+>]|\d+[.)])\s+", "", part).strip()
-        if cleaned:
-            out.append(cleaned)
+        out += [c.strip() for c in _CLAUSE_RE.split(cleaned) if c.strip()]
     return out
 
 
@@ -226,10 +255,16 @@ def statement(
         if kind == "loop" and not own and not re.search(r"next step|todo|to-do|remind", text, re.I):
             continue
         rule_key = key if key is not None else _key(m["k"])
-        value, due = _value(m["v"], day, future=kind == "loop")
+        value, due = _value(m["v"], day, future=kind != "fact", in_value=kind != "loop")
         if rule_key is None or len(value) < 2:
             continue
-        return kind, rule_key, value, _confidence(confidence, hedged), due if kind == "loop" else None
+        return (
+            kind,
+            rule_key,
+            value,
+            _confidence(confidence, hedged),
+            due if kind == "loop" else None,
+        )
     if not own:
         return None
     first = _FIRST_PERSON_RE.search(text)
@@ -248,7 +283,7 @@ def statement(
         key = "plans"
     else:
         key = (verb + (" " + m["prep"].strip().lower() if m["prep"] else "")).strip()
-    value, _ = _value(m["v"], day, future=False)
+    value, _ = _value(m["v"], day, future=False, in_value=True)
     if len(value) < 3:
         return None
     return "fact", key, value, _confidence(0.5, hedged), None
@@ -265,7 +300,7 @@ def _confidence(base: float, hedged: bool) -> float:
     return round(max(0.05, base - 0.2) if hedged else base, 2)
 
 
-def _value(raw: str, day: dt.date, *, future: bool) -> tuple[str, dt.date | None]:
+def _value(raw: str, day: dt.date, *, future: bool, in_value: bool) -> tuple[str, dt.date | None]:
     """The value of a statement: trailing punctuation and filler gone, a date phrase replaced
     by the day it means (`yesterday` in a chat of 8 May 2023 is 2023-05-07)."""
     text = raw.strip()
@@ -276,14 +311,18 @@ def _value(raw: str, day: dt.date, *, future: bool) -> tuple[str, dt.date | None
         before, after = text[:start].rstrip(" ,"), text[end:].lstrip(" ,")
         text = f"{before} {after}".strip() if after else before
         due = spoken.start if spoken.start == spoken.end else spoken.end
-        if not future:
-            text = f"{text} ({spoken.text})" if text else spoken.text
-    text = re.sub(r"\s*(?:[!.…,;:]+|\s-+)\s*$", "", text)
-    text = re.sub(r"\s+(?:and|but|so|because|though|too|as well|lol|haha)$", "", text, flags=re.I)
+    text = _trim(text)
+    if spoken is not None and in_value:
+        text = f"{text} ({spoken.text})" if text else spoken.text
     text = " ".join(text.replace("::", ":").replace("%%", "%").split())
     if len(text) > MAX_VALUE_CHARS:
         text = text[:MAX_VALUE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:") + " …"
     return text, due
+
+
+def _trim(text: str) -> str:
+    text = re.sub(r"\s*(?:[!.…,;:]+|\s-+)\s*$", "", text)
+    return re.sub(r"\s+(?:and|but|so|because|though|too|as well|lol|haha)$", "", text, flags=re.I)
 
 
 def _quote(sentence: str) -> str:
@@ -313,15 +352,22 @@ def episode_candidate(
             break
     strongest = sorted(candidates, key=lambda c: (-c.confidence, turns_index(turns, c.turn)))[:3]
     title = transcript.title or (
-        f"Conversation of {' and '.join(people[:3])}" if len(people) > 1 else f"Notes of {people[0]}"
+        f"Conversation of {' and '.join(people[:3])}"
+        if len(people) > 1
+        else f"Notes of {people[0]}"
     )
-    summary_parts = [f"{c.entity}: {c.key} {c.value}" for c in sorted(strongest, key=lambda c: turns_index(turns, c.turn))]
+    summary_parts = [
+        f"{c.entity}: {c.key} {c.value}"
+        for c in sorted(strongest, key=lambda c: turns_index(turns, c.turn))
+    ]
     summary = "; ".join(summary_parts) if summary_parts else _quote(turns[0].text)
     when = next((t.when for t in turns if t.when is not None), None)
     if when is None and today is not None:
         when = dt.datetime.combine(today, dt.time())
     title = safe_name(title) or "Conversation"
-    value = summary if len(summary) <= MAX_VALUE_CHARS * 2 else summary[: MAX_VALUE_CHARS * 2] + " …"
+    value = (
+        summary if len(summary) <= MAX_VALUE_CHARS * 2 else summary[: MAX_VALUE_CHARS * 2] + " …"
+    )
     return Candidate(
         id=candidate_id(transcript.sha256, "episode", title, EPISODE_KEY, value, turns[0].ref),
         kind="episode",

@@ -64,7 +64,7 @@ def settings_from(table: object, where: str = ".vaultmem/config.toml") -> Captur
             values[key] = value.strip().strip("/")
             continue
         number = not isinstance(value, bool) and isinstance(value, int | float)
-        if not number or not math.isfinite(float(value)):  # type: ignore[arg-type]
+        if not number or not math.isfinite(float(value)):
             raise ConfigError(f"{where}: `capture.{key}` ({meaning}) must be a number")
         assert isinstance(value, int | float)
         if key in ("min_confidence", "auto_accept") and not 0 <= value <= 1:
@@ -75,7 +75,9 @@ def settings_from(table: object, where: str = ".vaultmem/config.toml") -> Captur
             raise ConfigError(f"{where}: `capture.{key}` ({meaning}) must be a whole number")
         if key == "max_transcript_mb" and value <= 0:
             raise ConfigError(f"{where}: `capture.{key}` ({meaning}) must be positive")
-        values[key] = float(value) if key in ("min_confidence", "auto_accept", "max_transcript_mb") else value
+        values[key] = (
+            float(value) if key in ("min_confidence", "auto_accept", "max_transcript_mb") else value
+        )
     return CaptureSettings(**values)  # type: ignore[arg-type]
 
 
@@ -95,7 +97,8 @@ def apply_gates(candidates: Sequence[Candidate], settings: CaptureSettings) -> G
     short = [
         c
         for c in candidates
-        if c.confidence >= settings.min_confidence and len(c.value.strip()) < settings.min_value_chars
+        if c.confidence >= settings.min_confidence
+        and len(c.value.strip()) < settings.min_value_chars
     ]
     passed = [c for c in candidates if c not in low and c not in short]
     episodes = [c for c in passed if c.kind == "episode"]

@@ -17,7 +17,8 @@ _N = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple 
 _PHRASE_RE = re.compile(
     rf"""\b(?:
         (?P<iso>\d{{4}}-\d{{2}}-\d{{2}})
-      | (?P<dm>(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:{_MONTH}|{_MONTH_ABBR})\.?(?:,?\s+\d{{4}})?)
+      | (?P<dm>(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+
+               (?:{_MONTH}|{_MONTH_ABBR})\.?(?:,?\s+\d{{4}})?)
       | (?P<md>(?:on\s+)?(?:{_MONTH}|{_MONTH_ABBR})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)
       | (?P<simple>yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|this\s+evening)
       | (?P<weekend>(?:last|this|next)\s+weekend)

@@ -22,9 +22,7 @@ from typing import Any, Literal
 from vaultmem.capture.errors import BadTranscript
 
 Role = Literal["user", "assistant", "speaker"]
-Format = Literal[
-    "text", "markdown", "messages", "claude", "chatgpt", "locomo", "longmemeval"
-]
+Format = Literal["text", "markdown", "messages", "claude", "chatgpt", "locomo", "longmemeval"]
 FORMATS: tuple[Format, ...] = (
     "text",
     "markdown",
@@ -119,7 +117,9 @@ def decode(data: bytes, name: str = "transcript") -> str:
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError:
-            raise BadTranscript(f"{name} starts as UTF-16 but is not: re-save it as UTF-8") from None
+            raise BadTranscript(
+                f"{name} starts as UTF-16 but is not: re-save it as UTF-8"
+            ) from None
     else:
         if b"\x00" in data[:8192]:
             raise BadTranscript(f"{name} is a binary file, not a transcript")
@@ -191,12 +191,12 @@ def _from_json(value: Any, digest: str, name: str) -> Transcript:
     if "role" in first or "content" in first:
         return _finish("messages", _messages(items, name), digest, name)
     keys = ", ".join(sorted(str(k) for k in first)[:8])
-    raise BadTranscript(f"{name}: JSON objects with keys {keys} are no transcript; expected {_SHAPES}")
+    raise BadTranscript(
+        f"{name}: JSON objects with keys {keys} are no transcript; expected {_SHAPES}"
+    )
 
 
-def _finish(
-    fmt: Format, turns: list[Turn], digest: str, name: str, head: Any = None
-) -> Transcript:
+def _finish(fmt: Format, turns: list[Turn], digest: str, name: str, head: Any = None) -> Transcript:
     kept = tuple(t for t in turns if t.text.strip())
     if not kept:
         raise BadTranscript(f"{name} holds no message with text: there is nothing to capture")
@@ -274,7 +274,9 @@ def _chatgpt(items: Sequence[dict[str, Any]], name: str) -> list[Turn]:
             if isinstance(meta, dict) and meta.get("is_visually_hidden_from_conversation"):
                 continue
             if not isinstance(speaker, str):
-                raise BadTranscript(f"{name}: ChatGPT message {n} of conversation {c} has no author")
+                raise BadTranscript(
+                    f"{name}: ChatGPT message {n} of conversation {c} has no author"
+                )
             role = role_of(speaker)
             content = message.get("content")
             text = _text_of(content)
@@ -282,7 +284,14 @@ def _chatgpt(items: Sequence[dict[str, Any]], name: str) -> list[Turn]:
                 continue
             ref = f"{c}:{n}" if label else str(n)
             turns.append(
-                Turn(ref, speaker, role, text.strip(), label, _epoch(message.get("create_time")) or when)
+                Turn(
+                    ref,
+                    speaker,
+                    role,
+                    text.strip(),
+                    label,
+                    _epoch(message.get("create_time")) or when,
+                )
             )
     return turns
 
@@ -316,7 +325,11 @@ def _claude(items: Sequence[dict[str, Any]], name: str) -> list[Turn]:
         messages = conv.get("chat_messages")
         if not isinstance(messages, list):
             raise BadTranscript(f"{name}: Claude conversation {c} has no `chat_messages` list")
-        label = str(conv.get("name") or conv.get("uuid") or f"conversation {c}") if len(items) > 1 else ""
+        label = (
+            str(conv.get("name") or conv.get("uuid") or f"conversation {c}")
+            if len(items) > 1
+            else ""
+        )
         turns += _claude_messages(messages, name, label, _iso(conv.get("created_at")), c)
     return turns
 
@@ -338,7 +351,9 @@ def _claude_messages(
         if role is None:
             continue
         ref = f"{c}:{n}" if label else str(n)
-        turns.append(Turn(ref, sender, role, text.strip(), label, _iso(message.get("created_at")) or when))
+        turns.append(
+            Turn(ref, sender, role, text.strip(), label, _iso(message.get("created_at")) or when)
+        )
     return turns
 
 
@@ -353,18 +368,22 @@ def _locomo_samples(items: Sequence[dict[str, Any]], name: str) -> list[Turn]:
             raise BadTranscript(f"{name}: LoCoMo sample {s} has no `conversation` object")
         sample_id = str(sample.get("sample_id") or f"sample {s}")
         sessions = sorted(
-            (int(m[1]), key) for key in conv if (m := _SESSION_KEY.match(key)) and isinstance(conv[key], list)
+            (int(m[1]), key)
+            for key in conv
+            if (m := _SESSION_KEY.match(key)) and isinstance(conv[key], list)
         )
         if not sessions:
             raise BadTranscript(f"{name}: LoCoMo sample {sample_id} has no session of turns")
-        for number, key in sessions:
+        for _number, key in sessions:
             label = f"{sample_id}/{key}" if len(items) > 1 else key
             when = locomo_date(conv.get(f"{key}_date_time"))
             turns += _locomo_session(conv[key], name, label, when)
     return turns
 
 
-def _locomo_session(items: Sequence[Any], name: str, label: str, when: dt.datetime | None) -> list[Turn]:
+def _locomo_session(
+    items: Sequence[Any], name: str, label: str, when: dt.datetime | None
+) -> list[Turn]:
     turns: list[Turn] = []
     for n, item in enumerate(items, 1):
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
@@ -373,7 +392,16 @@ def _locomo_session(items: Sequence[Any], name: str, label: str, when: dt.dateti
         if not isinstance(speaker, str) or not speaker.strip():
             raise BadTranscript(f"{name}: turn {n} of {label or 'the session'} has no `speaker`")
         ref = str(item.get("dia_id") or n)
-        turns.append(Turn(ref, speaker.strip(), role_of(speaker) or "speaker", item["text"].strip(), label, when))
+        turns.append(
+            Turn(
+                ref,
+                speaker.strip(),
+                role_of(speaker) or "speaker",
+                item["text"].strip(),
+                label,
+                when,
+            )
+        )
     return turns
 
 
@@ -388,7 +416,9 @@ def _longmemeval(items: Sequence[dict[str, Any]], name: str) -> list[Turn]:
             raise BadTranscript(f"{name}: LongMemEval record {r} has no `haystack_sessions` list")
         for s, session in enumerate(sessions):
             if not isinstance(session, list):
-                raise BadTranscript(f"{name}: session {s + 1} of LongMemEval record {r} is not a list")
+                raise BadTranscript(
+                    f"{name}: session {s + 1} of LongMemEval record {r} is not a list"
+                )
             label = str(ids[s]) if s < len(ids) else f"{r}/{s + 1}"
             if label in seen:  # records share sessions: read each once
                 continue
@@ -416,7 +446,9 @@ def longmemeval_date(text: Any) -> dt.datetime | None:
     if not isinstance(text, str):
         return None
     try:
-        return dt.datetime.strptime(re.sub(r"\s*\([A-Za-z]+\)\s*", " ", text).strip(), "%Y/%m/%d %H:%M")
+        return dt.datetime.strptime(
+            re.sub(r"\s*\([A-Za-z]+\)\s*", " ", text).strip(), "%Y/%m/%d %H:%M"
+        )
     except ValueError:
         return None
 
@@ -452,6 +484,12 @@ _BOLD_TURN_RE = re.compile(
 _PLAIN_TURN_RE = re.compile(
     rf"^\s*(?:[-*>]\s+)?{_STAMP}(?P<speaker>[^\W\d_][\w .'’-]{{0,39}}?)\s*:\s+(?P<text>\S.*)$"
 )
+# `Label: text` lines that are no speaker's turn
+_NOT_SPEAKERS = frozenset(
+    ["note", "notes", "date", "time", "title", "summary", "subject", "re", "todo", "ps", "p.s",
+     "update", "edit", "source", "link", "example", "warning", "tip", "answer", "question", "q",
+     "a", "nb", "fyi", "location", "agenda", "attendees", "action", "action items", "status"]
+)  # fmt: skip
 _HEADING_TURN_RE = re.compile(r"^#{1,6}\s+(?P<speaker>[^\n#:]{1,40}?)\s*:?\s*$")
 
 
@@ -482,7 +520,9 @@ def _from_text(text: str, digest: str, name: str) -> Transcript:
     turns = _speaker_turns(lines, date)
     if not turns:  # no speakers: a monologue (a note, dictation), one turn per paragraph
         paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
-        paragraphs = [p for p in paragraphs if not _DATE_LINE_RE.match(p) and not _TITLE_LINE_RE.match(p)]
+        paragraphs = [
+            p for p in paragraphs if not _DATE_LINE_RE.match(p) and not _TITLE_LINE_RE.match(p)
+        ]
         turns = [Turn(str(n), "user", "user", p, "", date) for n, p in enumerate(paragraphs, 1)]
     if not turns:
         raise BadTranscript(f"{name} holds no text to capture")
@@ -494,14 +534,22 @@ def _speaker_turns(lines: Sequence[str], date: dt.datetime | None) -> list[Turn]
     speaker when it names a role (user, assistant …) or comes back at least twice, so a
     stray `Note: …` line stays text."""
     labels: dict[str, int] = {}
+    shown: dict[str, str] = {}
     for line in lines:
         m = _BOLD_TURN_RE.match(line) or _PLAIN_TURN_RE.match(line) or _role_heading(line)
         if m:
             key = m["speaker"].strip().casefold()
             labels[key] = labels.get(key, 0) + 1
+            shown.setdefault(key, m["speaker"].strip())
     speakers = {k for k, n in labels.items() if n >= 2 or role_of(k) != "speaker"}
-    if not speakers or (len(speakers) == 1 and sum(labels.values()) < 2 and role_of(next(iter(speakers))) == "speaker"):
+    if not speakers:
         return []
+    # someone who speaks once, in a chat of others: a capitalised name, not a label word
+    speakers |= {
+        k
+        for k in labels
+        if k not in _NOT_SPEAKERS and shown[k][:1].isupper() and len(k.split()) <= 3
+    }
     turns: list[Turn] = []
     current: tuple[str, list[str]] | None = None
 
