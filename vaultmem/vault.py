@@ -27,6 +27,7 @@ from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
 from vaultmem.indexer import Progress, ReindexReport
 from vaultmem.linkgraph import WANTED_PREFIX, LinkGraph
+from vaultmem.capturing import Captures
 from vaultmem.memories import Memory
 from vaultmem.notes import (
     Backlink,
@@ -124,6 +125,7 @@ class Vault:
         self.notes = Notes(root, self.index)
         self.linkgraph = LinkGraph(self.index, self.notes)
         self.memory = Memory(self)
+        self.captures = Captures(self)
 
     # ---- lifecycle
 

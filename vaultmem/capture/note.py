@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -222,7 +222,7 @@ def _yaml(text: str) -> str:
 # --------------------------------------------------------------------------- reading back
 
 
-def parse(path: str, text: str, frontmatter: dict[str, object]) -> CaptureNote | None:
+def parse(path: str, text: str, frontmatter: Mapping[str, object]) -> CaptureNote | None:
     """The capture note in `text` (its front matter already parsed), or None when the note is
     not a capture (`type: capture`)."""
     if str(frontmatter.get("type", "")).strip().lower() != "capture":
@@ -248,7 +248,7 @@ def parse(path: str, text: str, frontmatter: dict[str, object]) -> CaptureNote |
     return CaptureNote(path, header, tuple(items))
 
 
-def _header(fm: dict[str, object]) -> Header:
+def _header(fm: Mapping[str, object]) -> Header:
     status: NoteStatus = (
         "reviewed" if str(fm.get("status", "")).strip() == "reviewed" else "pending"
     )
