@@ -35,7 +35,8 @@ DAY = dt.date(2023, 5, 8)  # a Monday
         ("TODO: renew the passport", ("loop", "loop", "renew the passport")),
         ("Remind me to call the plumber.", ("loop", "loop", "call the plumber")),
         # a statement of what happened, the date resolved against the transcript's day
-        ("I went to a support group yesterday.", ("fact", "went to", "a support group (2023-05-07)")),
+        ("I went to a support group yesterday.",
+         ("fact", "went to", "a support group (2023-05-07)")),
         ("Oh, and btw - I've been working hard on my online store.",
          ("fact", "working", "hard on my online store")),
     ],

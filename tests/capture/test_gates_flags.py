@@ -97,7 +97,10 @@ def test_near_identical_meaning_by_vectors() -> None:
     def embed(texts: Sequence[str]) -> np.ndarray:
         # a fake embedder: texts about tea point one way, about roles another, the rest a third
         return np.array(
-            [[1.0, 0, 0] if "tea" in t else [0, 1.0, 0] if "CEO" in t else [0, 0, 1.0] for t in texts]
+            [
+                [1.0, 0, 0] if "tea" in t else [0, 1.0, 0] if "CEO" in t else [0, 0, 1.0]
+                for t in texts
+            ]
         )
 
     likes = fact("c-000001", "matcha tea", key="favourite drink")

@@ -16,7 +16,8 @@ from vaultmem.errors import ModelServerDown, ModelServerError
 from vaultmem.llm import OllamaLLM
 
 TRANSCRIPT = parse(
-    b"Date: 2026-11-30\nMaya: I moved to Lisbon.\nTom: Great.\nMaya: I'll send the deck on Friday.\n"
+    b"Date: 2026-11-30\nMaya: I moved to Lisbon.\nTom: Great.\n"
+    b"Maya: I'll send the deck on Friday.\n"
 )
 GOOD: dict[str, Any] = {
     "candidates": [

@@ -155,7 +155,7 @@ def test_transcript_text_is_inert_in_the_note() -> None:
     )
     text = render(HEADER, [hostile])
     parsed = parse_note(text, "inbox/x.md")
-    assert [l.target for l in parsed.links] == ["Maya Chen"]  # no link from the quote
+    assert [link.target for link in parsed.links] == ["Maya Chen"]  # no link from the quote
     assert [f.key for f in parsed.fields] == [k for k in parsed.frontmatter]  # no body fields
     (item,) = read(text).items
     assert item.candidate.value == "CTO % % and more"

@@ -168,7 +168,8 @@ def test_bad_input_is_refused_with_a_reason(data: bytes, message: str) -> None:
 
 
 def test_a_chatgpt_loop_of_parents_is_refused() -> None:
-    conv = {"mapping": {"a": {"parent": "b", "message": None}, "b": {"parent": "a", "message": None}},
+    conv = {"mapping": {"a": {"parent": "b", "message": None},
+                        "b": {"parent": "a", "message": None}},
             "current_node": "a"}  # fmt: skip
     with pytest.raises(BadTranscript, match="loop"):
         parse(json.dumps([conv]).encode())
