@@ -181,7 +181,8 @@ def main() -> None:
     t = results["time"]
     print(
         "\ncapture of one session (extract + gates + note): median"
-        f" {t['capture_session_median_ms']} ms (worst run median {t['capture_session_max_of_run_medians_ms']} ms); reading it"
+        f" {t['capture_session_median_ms']} ms (worst run median"
+        f" {t['capture_session_max_of_run_medians_ms']} ms); reading it"
         f" alone {t['read_session_median_ms']} ms; load {results['load']}"
     )
 
