@@ -239,6 +239,8 @@ def unknown_key_warnings(config: Config) -> tuple[str, ...]:
     closest known key."""
     out = []
     for key in config.extra:
+        if key in KNOWN_KEYS:  # a table a service reads itself ([capture])
+            continue
         close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
         hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
         out.append(f"unknown key `{key}` in .vaultmem/config.toml is ignored{hint}")

@@ -20,6 +20,7 @@ import networkx as nx
 
 from vaultmem import graph as link_graph
 from vaultmem import health, store
+from vaultmem.capturing import Captures
 from vaultmem.config import Config, load_config, write_default_config
 from vaultmem.errors import VaultNotFound
 from vaultmem.gaps import GapsReport, gaps_report
@@ -27,7 +28,6 @@ from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
 from vaultmem.indexer import Progress, ReindexReport
 from vaultmem.linkgraph import WANTED_PREFIX, LinkGraph
-from vaultmem.capturing import Captures
 from vaultmem.memories import Memory
 from vaultmem.notes import (
     Backlink,

@@ -115,6 +115,8 @@ _RULE_TABLE: list[tuple[Kind, str | None, str, float]] = [
      r"(?P<v>(?:a|an|two|three|four|five|\d+|some|my own)\s+.+)", 0.65),
     ("fact", "is", _IM + r"(?P<v>(?:a|an)\s+.+)", 0.6),
     ("fact", "plans", r"^(?:gonna|going to|planning to|about to|hoping to)" + _V, 0.55),
+    ("fact", None,
+     r"\bmy (?P<k>[a-z]+(?: [a-z]+)?)\s+(?:is|are)\s+(?!so\b|very\b|really\b)(?P<v>.+)", 0.7),
     ("fact", None, r"\bmy (?P<k>[a-z]+(?: [a-z]+)?)\s+(?P<v>(?:" + _MY_VERBS + r")\b.{3,})", 0.5),
 ]  # fmt: skip
 # (kind, key, pattern, confidence): the first pattern matching a sentence wins. A pattern's
@@ -322,7 +324,12 @@ def _value(raw: str, day: dt.date, *, future: bool, in_value: bool) -> tuple[str
 
 def _trim(text: str) -> str:
     text = re.sub(r"\s*(?:[!.…,;:]+|\s-+)\s*$", "", text)
-    return re.sub(r"\s+(?:and|but|so|because|though|too|as well|lol|haha)$", "", text, flags=re.I)
+    return re.sub(
+        r"\s+(?:and|but|so|because|though|too|as well|lol|haha|now|right now)$",
+        "",
+        text,
+        flags=re.I,
+    )
 
 
 def _quote(sentence: str) -> str:
