@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -29,9 +30,9 @@ from vaultmem.capture.candidates import Candidate, safe_name
 from vaultmem.capture.errors import CaptureChanged, CaptureNotFound
 from vaultmem.capture.extract import Extraction, extract
 from vaultmem.capture.gates import CaptureSettings, Gated, apply_gates, settings_from
-from vaultmem.capture.llm_extract import extract_with_llm
+from vaultmem.capture.llm_extract import extract_with_llm, validate
 from vaultmem.capture.note import CaptureNote, Flag, Header, Item
-from vaultmem.capture.transcript import Transcript, parse, read_bytes
+from vaultmem.capture.transcript import Transcript, Turn, parse, read_bytes
 from vaultmem.edit import Line, Lines, NoteSource
 from vaultmem.errors import ChangedOnDisk, NoteNotFound, UsageError, VaultmemError
 from vaultmem.memory.episodes import safe_title
@@ -128,6 +129,7 @@ class Captures:
         dry_run: bool = False,
         now: dt.datetime | None = None,
         auto_accept: bool = False,
+        given: Extraction | None = None,
     ) -> CaptureResult:
         """Propose candidates from `transcript` and write one capture note (unless `dry_run`).
 
@@ -141,12 +143,12 @@ class Captures:
         clock = now or dt.datetime.now(dt.UTC)
         settings = self.settings
         earlier = self.captured(transcript.sha256)
-        extractor = llm.name if llm is not None else "heuristic"
+        extractor = given.extractor if given else llm.name if llm is not None else "heuristic"
         if earlier is not None:
             return CaptureResult(
                 "already-captured", earlier, (), {}, None, extractor, transcript.sha256
             )
-        extraction = self.extract(transcript, llm, persona)
+        extraction = given if given is not None else self.extract(transcript, llm, persona)
         gated = apply_gates(extraction.candidates, settings)
         kept = gated.kept
         flags = self.flags(kept)
@@ -227,6 +229,41 @@ class Captures:
         while (self._vault.root / path).exists():
             path, n = f"{base} {n}.md", n + 1
         return path
+
+    def capture_candidates(
+        self,
+        items: Sequence[dict[str, Any]],
+        *,
+        source: str,
+        persona: str | None = None,
+        agent: str = "agent",
+        now: dt.datetime | None = None,
+    ) -> CaptureResult:
+        """Candidate memories an agent sends (the MCP tool), checked like a model's output
+        and written as a capture note to review; accepted at once only at or above
+        `capture.auto_accept`, when the vault's config sets it."""
+        data = json.dumps(list(items), sort_keys=True, ensure_ascii=False).encode("utf-8")
+        turns = tuple(
+            Turn(str(n), agent, "assistant", str(item.get("quote") or item.get("value") or ""))
+            for n, item in enumerate(items, 1)
+        )
+        transcript = Transcript("messages", turns, hashlib.sha256(data).hexdigest())
+        numbered = [{**item, "turn": str(n)} for n, item in enumerate(items, 1)]
+        for item in numbered:
+            item.setdefault("quote", item.get("value"))
+        settings = self.settings
+        found = validate(
+            {"candidates": numbered}, {t.ref: t for t in turns}, transcript.sha256, agent,
+            settings.user_entity, persona,
+        )  # fmt: skip
+        return self.capture(
+            transcript,
+            source=source,
+            persona=persona,
+            now=now,
+            auto_accept=True,
+            given=Extraction(tuple(found), agent),
+        )
 
     # ---- the capture log (what the files cannot tell once a capture note is deleted)
 
