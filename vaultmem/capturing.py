@@ -170,7 +170,7 @@ class Captures:
                 "dry-run", None, kept, flags, gated, extractor, transcript.sha256, text
             )
         path = self._free_path(clock.date(), label)
-        self._vault.apply(edit.plan_new_note(path, text))  # type: ignore[attr-defined]
+        self._vault.apply(edit.plan_new_note(path, text))
         self._record(transcript.sha256, path, label, clock)
         accepted: tuple[Decision, ...] = ()
         if auto_accept and settings.auto_accept is not None:
@@ -413,7 +413,7 @@ class Captures:
                 )
             new_item = capture_note.item_lines(edited, now.flags)
             lines = _replace_item(source.lines, now, new_item)
-            self._vault.apply(edit.plan_edit(source, lines))  # type: ignore[attr-defined]
+            self._vault.apply(edit.plan_edit(source, lines))
         return Decision(item.id, "edited", note.path, f"{note.path}: {item.id} edited")
 
     def _chosen(
@@ -514,7 +514,7 @@ class Captures:
         folder = self._vault.memory.entities_folder
         name = safe_title(entity)
         path = f"{folder}/{name}.md" if folder else f"{name}.md"
-        applied = self._vault.apply(edit.plan_new_note(path, f"# {name}\n"))  # type: ignore[attr-defined]
+        applied = self._vault.apply(edit.plan_new_note(path, f"# {name}\n"))
         return tuple(applied.touched)
 
     def _mark(self, path: str, item_id: str, action: str, went_to: str | None, day: dt.date) -> str:
@@ -533,7 +533,7 @@ class Captures:
         after = _parse_lines(path, lines)
         if after is not None and not after.pending:
             return self._finish(source, lines)
-        self._vault.apply(edit.plan_edit(source, lines))  # type: ignore[attr-defined]
+        self._vault.apply(edit.plan_edit(source, lines))
         return path
 
     def _finish(self, source: NoteSource, lines: Lines) -> str:
@@ -545,9 +545,9 @@ class Captures:
         while (self._vault.root / target).exists():
             target, n = f"{self.inbox}/{PROCESSED}/{name} {n}.md", n + 1
         text = "".join(line.text + line.end for line in lines)
-        self._vault.apply(edit.plan_edit(source, lines))  # type: ignore[attr-defined]
-        self._vault.apply(edit.plan_new_note(target, text))  # type: ignore[attr-defined]
-        self._vault.trash(source.path)  # type: ignore[attr-defined]
+        self._vault.apply(edit.plan_edit(source, lines))
+        self._vault.apply(edit.plan_new_note(target, text))
+        self._vault.trash(source.path)
         return target
 
     def _source(self, path: str) -> NoteSource:

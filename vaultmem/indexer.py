@@ -22,7 +22,7 @@ from vaultmem.memory.facts import Fact, parse_facts
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note, plain_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
-from vaultmem.scan import Unreadable, VaultFile, name_problem, read_note, scan
+from vaultmem.scan import Unreadable, VaultFile, name_problem, read_note, scan, scan_paths
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -72,8 +72,9 @@ class ReindexReport:
 
 
 @contextlib.contextmanager
-def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
-    """An exclusive advisory lock beside the index, so two reindexes never interleave."""
+def lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+    """An exclusive advisory lock beside the index, so two reindexes (or a reindex and a write
+    with its own reindex) never interleave; IndexBusy (exit 4) when held past `wait` seconds."""
     lock_path = index_path.with_name(index_path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
@@ -105,6 +106,9 @@ def _lock(index_path: Path, wait: float, on_wait: Callable[[str], None] | None) 
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     finally:
         handle.close()
+
+
+_lock = lock  # the name tests and older callers know
 
 
 def _fresh(index_path: Path) -> store.Connection:
@@ -166,6 +170,9 @@ class _Resolver:
         if aliases_changed:
             self._aliases = None
 
+    def forget_aliases(self) -> None:
+        self._aliases = None
+
     def resolve(
         self,
         source: str,
@@ -224,7 +231,7 @@ def reindex(
     drops every vector, e.g. to switch models).
     """
     started = time.perf_counter()
-    with _lock(index_path, wait, on_wait):
+    with lock(index_path, wait, on_wait):
         conn = _fresh(index_path) if full else None
         if conn is None and index_path.exists():
             conn = store.connect(index_path)
@@ -399,6 +406,90 @@ def _reindex(
         seconds=round(time.perf_counter() - started, 3),
         full=full or resolve_all,
     )
+
+
+def reindex_paths(
+    conn: store.Connection, vault: Path, config: Config, paths: Iterable[str]
+) -> ReindexReport | None:
+    """Bring the index in line with the vault for just `paths` (the files a write touched),
+    without walking the vault; the caller holds the index lock.
+
+    Each path is read again whatever its stat says (a write within one tick of the clock keeps
+    size and mtime). Links whose target names something that appeared, went, or changed its
+    aliases or anchors are re-resolved, exactly as the whole incremental reindex does, so the
+    index ends as a fresh rebuild of the vault would be, as long as nothing else changed.
+    Returns None, having changed nothing, when the paths cannot be judged alone (a killed cold
+    run to finish, new link rules, a symlinked folder on the way…): run `reindex` then.
+    """
+    started = time.perf_counter()
+    wanted = sorted(set(paths))
+    if store.get_meta(conn, "resolve_all") == "1":
+        return None
+    if store.get_meta(conn, "link_rules") != json.dumps(sorted(config.url_prefixes.items())):
+        return None
+    scanned = scan_paths(vault, wanted, config.exclude, config.max_file_bytes)
+    if scanned is None:
+        return None
+    skipped = dict(scanned.skipped)
+    by_path = {f.path: f for f in scanned.files}
+    states = store.file_states(conn, wanted)
+    removed = [
+        p for p, state in states.items() if p not in by_path or state.kind != by_path[p].kind
+    ]
+    todo = sorted(scanned.files)
+    folder_notes = bool(config.url_prefixes)
+
+    def every_path() -> Iterator[str]:  # what links may resolve to (`removed` gone by then)
+        return iter(set(store.file_paths(conn)) | by_path.keys())
+
+    resolver = _Resolver(conn, _Lazy(every_path), config.url_prefixes)
+    with store.transaction(conn):
+        keys = {k for p in removed for k in _file_keys(p, folder_notes)}
+        ids = [states[p].id for p in removed]
+        keys |= store.alias_keys(conn, ids)
+        store.mark_dirty(conn, keys)
+        store.delete_files(conn, ids)
+    for p in removed:
+        del states[p]
+    changed = _index_files(conn, vault, config, todo, states, resolver, skipped, False, None)
+    with store.transaction(conn):
+        relinked = _final_pass(conn, resolver, False, False, None)
+        if changed or removed or relinked:
+            store.set_meta(conn, "generation", str(store.generation(conn) + 1))
+        store.update_skipped(conn, wanted, skipped)
+    totals = store.file_totals(conn)
+    return ReindexReport(
+        notes=totals.notes,
+        attachments=totals.attachments,
+        changed=changed,
+        removed=len(removed),
+        links=totals.links,
+        wanted=totals.wanted_links,
+        skipped=len(skipped),
+        seconds=round(time.perf_counter() - started, 3),
+        full=False,
+    )
+
+
+def reindex_touched(
+    conn: store.Connection, vault: Path, config: Config, paths: Iterable[str]
+) -> ReindexReport:
+    """`reindex_paths`, else (when the paths cannot be judged alone) the whole incremental
+    reindex; the caller holds the index lock."""
+    report = reindex_paths(conn, vault, config, paths)
+    if report is None:
+        report = _reindex(conn, vault, config, False, None, time.perf_counter())
+    return report
+
+
+class _Lazy:
+    """An iterable made only when first iterated (the resolver's file set is built on use)."""
+
+    def __init__(self, make: Callable[[], Iterator[str]]) -> None:
+        self._make = make
+
+    def __iter__(self) -> Iterator[str]:
+        return self._make()
 
 
 def _file_keys(path: str, folder_notes: bool) -> set[str]:
@@ -593,6 +684,9 @@ def _final_pass(
         ]
     else:
         links = store.links_with_keys(conn, store.dirty_keys(conn))
+    # alias owners looked up while notes were stored missed the aliases of notes stored later
+    # (and a note's own, stored after its links were resolved): look again now all are in
+    resolver.forget_aliases()
     updates: list[tuple[int, store.LinkResolution]] = []
     for i, link in enumerate(links):
         res = resolver.resolve(link.src_path, link.target, link.heading, link.block)

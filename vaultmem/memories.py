@@ -603,7 +603,7 @@ class Memory:
     def _write(self, plan: PlannedWrite) -> Written:
         if plan.change is None:
             return Written(plan, ())
-        applied = self._vault.apply(plan.change)  # type: ignore[attr-defined]
+        applied = self._vault.apply(plan.change)
         return Written(plan, tuple(applied.touched))
 
 

@@ -8,6 +8,7 @@ import fnmatch
 import os
 import stat
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -180,6 +181,111 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
             else:
                 append(VaultFile(rel, "attachment", est.st_size, est.st_mtime_ns, disk))
     return ScanResult(files, skipped)  # in walk order: callers sort what they need sorted
+
+
+def scan_paths(
+    root: Path, paths: Iterable[str], exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20
+) -> ScanResult | None:
+    """What `scan` would report about just `paths` (vault paths), without walking the vault: a
+    path that is hidden, excluded or missing is in neither `files` nor `skipped`.
+
+    None when a path cannot be judged alone the way the walk would judge it (a symlinked or
+    non-ASCII folder on its way, a folder where the file was, an unreadable folder): the caller
+    then walks the whole vault.
+    """
+    files: list[VaultFile] = []
+    skipped: dict[str, str] = {}
+    real_root = os.path.realpath(root)
+    for rel in paths:
+        parts = rel.split("/")
+        if not all(parts) or any(p[0] == "." for p in parts):
+            continue  # never indexed (the walk skips dot names)
+        if exclude and any(
+            excluded("/".join(parts[:i]), exclude) for i in range(1, len(parts) + 1)
+        ):
+            continue
+        folder = str(root)
+        for part in parts[:-1]:
+            folder = os.path.join(folder, part)
+            try:
+                st = os.lstat(folder)
+            except FileNotFoundError:
+                if not part.isascii():
+                    return None  # maybe there under another Unicode form
+                break
+            except OSError:
+                return None
+            if stat.S_ISLNK(st.st_mode) or not part.isascii():
+                return None
+            if not stat.S_ISDIR(st.st_mode):
+                break
+        else:
+            prefix = "/".join(parts[:-1])
+            prefix = prefix + "/" if prefix else ""
+            judged = _judge_one(folder, prefix, parts[-1], real_root, max_bytes, files, skipped)
+            if not judged:
+                return None
+    return ScanResult(files, skipped)
+
+
+def _judge_one(
+    folder: str,
+    prefix: str,
+    name: str,
+    real_root: str,
+    max_bytes: int,
+    files: list[VaultFile],
+    skipped: dict[str, str],
+) -> bool:
+    """Add what the walk would find at `prefix + name` in `folder`; False when unsure."""
+    rel = prefix + name
+    disk_name = name
+    if not name.isascii():  # the name on disk may be another Unicode form, or clash with one
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return False
+        renamed, left_out = _clashes(names, prefix)
+        found = [n for n in names if n[0] != "." and renamed.get(n, n) == name]
+        if not found:
+            return True  # gone
+        disk_name = next((n for n in found if n not in left_out), found[0])
+        if disk_name in left_out:
+            skipped[rel] = left_out[disk_name]
+            return True
+    where = os.path.join(folder, disk_name)
+    try:
+        lst = os.lstat(where)
+        if stat.S_ISLNK(lst.st_mode):
+            real = os.path.realpath(where)
+            if os.path.exists(real) and not _inside(real, real_root):
+                skipped[rel] = "symlink to outside the vault: vaultmem reads only inside it"
+                return True
+        est = os.stat(where)
+    except FileNotFoundError:
+        if not os.path.lexists(where):
+            return True  # gone
+        skipped[rel] = "broken symlink"
+        return True
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            skipped[rel] = "symlink loop: it never reaches a file"
+            return True
+        return False
+    if stat.S_ISDIR(est.st_mode):
+        return False
+    if not S_ISREG(est.st_mode):
+        skipped[rel] = f"{_file_type(est.st_mode)}, not a file: vaultmem reads only files"
+        return True
+    disk = None if disk_name == name else prefix + disk_name
+    if name[-3:].lower() == ".md":
+        if est.st_size > max_bytes:
+            skipped[rel] = _too_large(est.st_size, max_bytes)
+        else:
+            files.append(VaultFile(rel, "note", est.st_size, est.st_mtime_ns, disk))
+    else:
+        files.append(VaultFile(rel, "attachment", est.st_size, est.st_mtime_ns, disk))
+    return True
 
 
 def _too_large(size: int, max_bytes: int) -> str:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from vaultmem import edit, health, store
 from vaultmem import graph as link_graph
-from vaultmem import health, store
 from vaultmem.capturing import Captures
 from vaultmem.config import Config, load_config, write_default_config
 from vaultmem.errors import VaultNotFound
@@ -54,6 +54,7 @@ from vaultmem.search import (
     plain,
 )
 from vaultmem.search import run as search_run
+from vaultmem.writer import Applied, Restored, Trashed, Writer
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -63,6 +64,7 @@ __all__ = [
     "HIGHLIGHT_END",
     "HIGHLIGHT_START",
     "WANTED_PREFIX",
+    "Applied",
     "Backlink",
     "DoctorReport",
     "FolderCount",
@@ -73,10 +75,12 @@ __all__ = [
     "NoteSummary",
     "NoteText",
     "OutLink",
+    "Restored",
     "SearchResult",
     "Stats",
     "TagCount",
     "TaskInfo",
+    "Trashed",
     "Vault",
     "fts_queries",
     "locate_vault",
@@ -124,6 +128,7 @@ class Vault:
         self.index = Index(root, self.index_path, self.config)
         self.notes = Notes(root, self.index)
         self.linkgraph = LinkGraph(self.index, self.notes)
+        self.writer = Writer(root, self.index, self.config, self.embedder)
         self.memory = Memory(self)
         self.captures = Captures(self)
 
@@ -292,7 +297,68 @@ class Vault:
 
     # ---- changing notes
     #
-    # The note editor (vaultmem/edit/) plugs in here as one more service: every write goes
-    # through a `Vault` method that takes the index lock, writes atomically (refusing a note
-    # changed since it was read), and reindexes exactly what it touched. Front-ends never
+    # Every write goes through here to the writer service (vaultmem/writer.py): it takes the
+    # index lock, writes atomically with the note editor (vaultmem/edit/), refusing a note
+    # changed since it was read, and reindexes exactly what it touched. Front-ends never
     # write files or call the reindex after a write themselves (tests/test_architecture.py).
+
+    def read_for_edit(self, path: str) -> edit.NoteSource:
+        """A note (vault path) read for editing: bytes once, digest, encoding, lines."""
+        return self.writer.read_for_edit(path)
+
+    def apply(
+        self,
+        change: edit.Change,
+        *,
+        wait: float = 60.0,
+        on_wait: Callable[[str], None] | None = None,
+        embed: bool = True,
+    ) -> Applied:
+        """Write a planned change under the index lock, then reindex what it touched.
+
+        ChangedOnDisk (exit 6) when the note changed since it was read; IndexBusy (exit 4)
+        when the lock is held past `wait`; nothing is written in either case.
+        """
+        return self.writer.apply(change, wait=wait, on_wait=on_wait, embed=embed)
+
+    def trash(
+        self,
+        path: str,
+        *,
+        expected_digest: str | None = None,
+        wait: float = 60.0,
+        on_wait: Callable[[str], None] | None = None,
+        now: dt.datetime | None = None,
+    ) -> Trashed:
+        """Move a note or attachment (vault path) to `.trash/` and drop it from the index."""
+        return self.writer.trash(
+            path, expected_digest=expected_digest, wait=wait, on_wait=on_wait, now=now
+        )
+
+    def list_trash(self) -> tuple[edit.TrashEntry, ...]:
+        """Every file in `.trash/`, most recently trashed first."""
+        return self.writer.list_trash()
+
+    def restore(
+        self,
+        entry: str,
+        *,
+        to: str | None = None,
+        wait: float = 60.0,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> Restored:
+        """Move a trash entry back (never over an existing file) and index it again."""
+        return self.writer.restore(entry, to=to, wait=wait, on_wait=on_wait)
+
+    def purge(
+        self,
+        *,
+        older_than: dt.timedelta | None = None,
+        entries: tuple[str, ...] | None = None,
+        now: dt.datetime | None = None,
+    ) -> tuple[edit.TrashEntry, ...]:
+        """Delete trash entries for good: the named ones, else those older than `older_than`
+        (30 days by default)."""
+        if older_than is None:
+            return self.writer.purge(entries=entries, now=now)
+        return self.writer.purge(older_than=older_than, entries=entries, now=now)

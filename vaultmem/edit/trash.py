@@ -133,6 +133,29 @@ def _open_checked(
     return fd, st
 
 
+def current_digest(root: Path, path: str) -> str:
+    """The content hash of the file at vault path `path` as it is now (through a symlink inside
+    the vault: its target's), for a move that takes the file as it stands."""
+    parts = disk.resolve(root, path)
+    with disk.open_root(root) as root_fd:
+        try:
+            folder_fd = disk.open_folder(root_fd, parts[:-1])
+            try:
+                fd = os.open(parts[-1], disk.FILE_FLAGS, dir_fd=folder_fd)
+            finally:
+                os.close(folder_fd)
+        except FileNotFoundError:
+            raise disk.missing_note(path) from None
+        except OSError as exc:
+            raise CannotEdit(f"cannot read {path}: {exc.strerror}; nothing was moved") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CannotEdit(f"{path} is not a file; vaultmem moves only notes and attachments")
+        return _digest(fd)
+    finally:
+        os.close(fd)
+
+
 def _digest(fd: int) -> str:
     """The content hash the index stores (edits.digest), read in pieces: attachments are big."""
     h = hashlib.blake2b(digest_size=16)

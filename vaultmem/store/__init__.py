@@ -64,6 +64,7 @@ from vaultmem.store.notes import (
     delete_files,
     direct_tags,
     fields_of,
+    file_paths,
     file_states,
     file_stats,
     headings_of,
@@ -114,6 +115,7 @@ from vaultmem.store.status import (
     quick_check,
     replace_skipped,
     skipped_files,
+    update_skipped,
 )
 from vaultmem.store.text import (
     FTS_WEIGHTS,
@@ -216,6 +218,7 @@ __all__ = [
     "fact_changed_days",
     "facts_of",
     "fields_of",
+    "file_paths",
     "file_states",
     "file_stats",
     "file_totals",
@@ -272,6 +275,7 @@ __all__ = [
     "title_of",
     "transaction",
     "update_resolutions",
+    "update_skipped",
     "update_stat",
     "vector_count",
     "vector_ids",

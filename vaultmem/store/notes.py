@@ -155,6 +155,11 @@ def file_stats(conn: Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT path, kind || ':' || size || ':' || mtime_ns FROM notes"))
 
 
+def file_paths(conn: Connection) -> list[str]:
+    """The path of every indexed file, notes and attachments (what links may resolve to)."""
+    return [p for (p,) in conn.execute("SELECT path FROM notes")]
+
+
 def file_states(conn: Connection, paths: Sequence[str]) -> dict[str, FileState]:
     """The stored rows of some files (those that look changed)."""
     rows = rows_in(

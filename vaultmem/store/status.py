@@ -4,9 +4,10 @@ skipped files, integrity."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vaultmem.store.schema import Connection, scalar
+from vaultmem.store.schema import Connection, marks, scalar
 from vaultmem.store.vectors import vector_count
 
 
@@ -104,6 +105,14 @@ def skipped_files(conn: Connection) -> list[Skipped]:
 
 def replace_skipped(conn: Connection, skipped: dict[str, str]) -> None:
     conn.execute("DELETE FROM skipped")
+    conn.executemany("INSERT INTO skipped(path, reason) VALUES (?, ?)", sorted(skipped.items()))
+
+
+def update_skipped(conn: Connection, paths: Sequence[str], skipped: dict[str, str]) -> None:
+    """Set what is known about skipping `paths` alone: `skipped` holds those skipped now."""
+    for start in range(0, len(paths), 500):
+        part = list(paths[start : start + 500])
+        conn.execute(f"DELETE FROM skipped WHERE path IN ({marks(part)})", part)
     conn.executemany("INSERT INTO skipped(path, reason) VALUES (?, ?)", sorted(skipped.items()))
 
 
