@@ -34,7 +34,7 @@ from vaultmem.capture.llm_extract import extract_with_llm, validate
 from vaultmem.capture.note import CaptureNote, Flag, Header, Item
 from vaultmem.capture.transcript import Transcript, Turn, parse, read_bytes
 from vaultmem.edit import Line, Lines, NoteSource
-from vaultmem.errors import ChangedOnDisk, NoteNotFound, UsageError, VaultmemError
+from vaultmem.errors import ChangedOnDisk, NoIndex, NoteNotFound, UsageError, VaultmemError
 from vaultmem.memory.episodes import safe_title
 from vaultmem.memory.values import key_id, normalise
 from vaultmem.parser import parse_note
@@ -199,6 +199,8 @@ class Captures:
                 found = self._vault.memory.facts(name)
             except (NoteNotFound, UsageError):
                 continue
+            except NoIndex:  # nothing to compare with until the vault is indexed
+                return {}
             if found.path in seen:
                 continue
             seen.add(found.path)
