@@ -85,12 +85,17 @@ COMMANDS: dict[str, list[list[str]]] = {
     "gaps": [[], ["--limit", "0"]],
     "persona list": [[]],
     "persona load": [["work-assistant"], ["health-coach", "--budget", "1200"]],
+    "capture": [[str(ROOT / "tests/fixtures/capture/plain.txt"), "--source", "x", "--dry-run"]],
+    "review": [[]],
 }
 # Commands that print no JSON, and why.
 NO_JSON = {
     "init": "writes the config; its report is reindex's",
     "gaps fix-aliases": "a write, with a diff to confirm",
     "persona new": "a write",
+    "review accept": "a write; prints what went where",
+    "review reject": "a write",
+    "review edit": "a write",
     "tui": "the terminal app",
     "mcp": "the MCP server (its tools are walked below)",
 }
@@ -111,6 +116,9 @@ TOOL_CALLS: dict[str, list[dict[str, Any]]] = {
     "knowledge_gaps": [{"limit": 3}],
     "list_personas": [{}],
     "persona_context": [{"slug": "work-assistant", "budget": 1500}],
+    # nothing passes the gates in this chat, so nothing is written into the sample vault
+    "capture": [{"source": "dialect", "transcript": "Ana: Olá!\nRui: Tudo bem?\n"}],
+    "review_queue": [{}],
 }
 
 
