@@ -252,7 +252,7 @@ class Captures:
         transcript = Transcript("messages", turns, hashlib.sha256(data).hexdigest())
         numbered = [{**item, "turn": str(n)} for n, item in enumerate(items, 1)]
         for item in numbered:
-            item.setdefault("quote", item.get("value"))
+            item["quote"] = item.get("quote") or item.get("value")
         settings = self.settings
         found = validate(
             {"candidates": numbered}, {t.ref: t for t in turns}, transcript.sha256, agent,
