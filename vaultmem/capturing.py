@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from vaultmem.vault import Vault
 
 CaptureStatus = Literal["written", "dry-run", "already-captured", "nothing-to-capture"]
-DecisionStatus = Literal["accepted", "rejected", "edited", "already-decided"]
+DecisionStatus = Literal["accepted", "rejected", "edited", "already-decided", "undone"]
 PROCESSED = "processed"
 RETRIES = 3  # a capture note changed while a decision was written: read it again and redo
 
@@ -81,6 +81,8 @@ class Captures:
 
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
+        # this session's decisions, for undo: (path, bytes before, bytes after) per note
+        self._journal: dict[str, tuple[tuple[str, bytes | None, bytes | None], ...]] = {}
 
     @property
     def settings(self) -> CaptureSettings:
@@ -418,6 +420,26 @@ class Captures:
             self._vault.apply(edit.plan_edit(source, lines))
         return Decision(item.id, "edited", note.path, f"{note.path}: {item.id} edited")
 
+    def preview(self, item_id: str, today: dt.date | None = None) -> str | None:
+        """The diff accepting a fact item would make to its entity's note (None for other
+        kinds, or when nothing would change); nothing is written."""
+        _, item = self.find(item_id)
+        c = item.candidate
+        if c.kind not in ("fact", "decision"):
+            return None
+        plan = self._vault.memory.plan_fact(
+            c.entity, c.key, c.value, today=today or dt.date.today(), create=True
+        )
+        if plan.change is None:
+            return None
+        if plan.change.before is None:
+            after = edit.split_lines(plan.change.data.decode("utf-8", errors="replace"))
+            return edit.unified_diff(plan.path, (), after)
+        source = self._vault.read_for_edit(plan.path)
+        codec = {"utf-8-bom": "utf-8-sig", "utf-16-le": "utf-16", "utf-16-be": "utf-16"}
+        text = plan.change.data.decode(codec.get(source.encoding, source.encoding), "replace")
+        return edit.unified_diff(plan.path, source.lines, edit.split_lines(text.lstrip("\ufeff")))
+
     def _chosen(
         self, ids: Sequence[str], all_items: bool, min_confidence: float | None
     ) -> list[tuple[str, str]]:
@@ -449,8 +471,11 @@ class Captures:
                 return Decision(item_id, "already-decided", path, said, item.went_to)
             went_to: str | None = None
             touched: tuple[str, ...] = ()
+            before = self._before(item) if action == "accept" else {}
             if action == "accept":
                 went_to, touched = self._write_memory(note, item, day)
+            steps = [(p, before.get(p), self._bytes(p)) for p in dict.fromkeys(touched)]
+            capture_before = self._bytes(path)
             for attempt in range(RETRIES):
                 try:
                     final = self._mark(path, item_id, action, went_to, day)
@@ -458,11 +483,63 @@ class Captures:
                 except ChangedOnDisk:
                     if attempt == RETRIES - 1:
                         raise
+            if final == path:
+                steps.append((path, capture_before, self._bytes(path)))
+            else:
+                steps += [(path, capture_before, None), (final, None, self._bytes(final))]
+            self._journal[item_id] = tuple(steps)
             verb: DecisionStatus = "accepted" if action == "accept" else "rejected"
             where = f" → {went_to}" if went_to else ""
             return Decision(
                 item_id, verb, final, f"{path}: {item_id} {verb}{where}", went_to, touched
             )
+
+    def undo(self, item_id: str) -> Decision:
+        """Undo a decision made in this session, while every note it wrote still holds what
+        it wrote (else CaptureChanged, nothing changed): notes it changed get their bytes
+        back, notes it created go to the trash, a capture it moved comes back to the inbox."""
+        with self._lock():
+            steps = self._journal.get(item_id)
+            if steps is None:
+                raise CaptureNotFound(f"no decision on {item_id} to undo in this session")
+            for path, _, after in steps:
+                if self._bytes(path) != after:
+                    raise CaptureChanged(
+                        f"{path} changed since {item_id} was decided; nothing was undone"
+                        " (undo it by hand, or with `vaultmem review`)"
+                    )
+            for path, before, after in reversed(steps):
+                if before is None:
+                    self._vault.trash(path)
+                elif after is None:
+                    self._vault.apply(edit.Change(path, path, None, before))
+                else:
+                    source = self._vault.read_for_edit(path)
+                    self._vault.apply(edit.Change(path, source.file, source.digest, before))
+            del self._journal[item_id]
+            capture = (
+                steps[0][0]
+                if len(steps) == 1
+                else next(
+                    (p for p, b, _ in steps if b is not None and p.startswith(self.inbox + "/")),
+                    steps[-1][0],
+                )
+            )
+            return Decision(item_id, "undone", capture, f"{item_id}: decision undone")
+
+    def _before(self, item: Item) -> dict[str, bytes | None]:
+        """The bytes of the note an accepted item will write into, before it does."""
+        try:
+            path = self._vault.memory.entity(item.candidate.entity)
+        except (NoteNotFound, UsageError):
+            return {}
+        return {path: self._bytes(path)}
+
+    def _bytes(self, path: str) -> bytes | None:
+        try:
+            return (self._vault.root / path).read_bytes()
+        except OSError:
+            return None
 
     def _write_memory(
         self, note: CaptureNote, item: Item, day: dt.date
