@@ -411,3 +411,55 @@ def test_entity_names_with_link_syntax(vault: Vault) -> None:
     fact = next(i for i in note.items if i.candidate.kind == "fact")
     vault.captures.accept([fact.id], today=TODAY)
     assert (vault.root / "entities/Me.md").exists()
+
+
+# --------------------------------------------------------------------------- undo
+
+
+def test_undo_an_accept_restores_every_note_it_wrote(vault: Vault) -> None:
+    result = capture(vault)
+    before = files(vault.root)
+    role = item_of(vault, "fact", "role")
+    vault.captures.accept([role], today=TODAY)
+    assert files(vault.root) != before
+    assert vault.captures.undo(role).status == "undone"
+    assert files(vault.root) == before
+    assert vault.captures.find(role)[1].status == "pending"
+    assert result.path is not None
+
+
+def test_undo_a_loop_on_a_new_entity_trashes_the_note_it_made(vault: Vault) -> None:
+    chat = "Date: 2026-11-30\nAna Ruiz: Hi!\nTom: Hi.\nAna Ruiz: I'll book the venue on Friday.\n"
+    capture(vault, chat)
+    loop = item_of(vault, "loop")
+    vault.captures.accept([loop], today=TODAY)
+    assert (vault.root / "entities/Ana Ruiz.md").exists()
+    vault.captures.undo(loop)
+    assert not (vault.root / "entities/Ana Ruiz.md").exists()
+    assert "entities/Ana Ruiz.md" in [e.original for e in vault.list_trash()]
+
+
+def test_undo_the_decision_that_finished_a_capture_brings_it_back(vault: Vault) -> None:
+    result = capture(vault)
+    ids = [c.id for c in result.candidates]
+    vault.captures.reject(ids[:-1], today=TODAY)
+    (last,) = vault.captures.reject(ids[-1:], today=TODAY)
+    assert last.capture.startswith("inbox/processed/")
+    vault.captures.undo(ids[-1])
+    assert not (vault.root / last.capture).exists()
+    assert (vault.root / str(result.path)).exists()
+    assert [i.id for i in vault.captures.pending()[0].pending] == ids[-1:]
+
+
+def test_undo_refuses_when_a_note_moved_on(vault: Vault) -> None:
+    capture(vault)
+    role = item_of(vault, "fact", "role")
+    vault.captures.accept([role], today=TODAY)
+    entity = vault.root / "people/Maya Chen.md"
+    entity.write_text(entity.read_text() + "\nA line of mine.\n")
+    changed = files(vault.root)
+    with pytest.raises(CaptureChanged, match="changed since"):
+        vault.captures.undo(role)
+    assert files(vault.root) == changed
+    with pytest.raises(CaptureNotFound):
+        vault.captures.undo("c-123456")
