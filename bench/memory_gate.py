@@ -60,9 +60,17 @@ def evaluate(messages: list[dict], names: list[EntityName]) -> dict:
         spared += not d.search
         spared_none += not d.search and not actual
         if predicted != actual:
-            errors.append({"id": m["id"], "label": m["label"], "kind": m["kind"],
-                           "text": m["text"][:160], "verdict": d.verdict,
-                           "score": d.score, "reasons": list(d.reasons)})
+            errors.append(
+                {
+                    "id": m["id"],
+                    "label": m["label"],
+                    "kind": m["kind"],
+                    "text": m["text"][:160],
+                    "verdict": d.verdict,
+                    "score": d.score,
+                    "reasons": list(d.reasons),
+                }
+            )
     elapsed = time.perf_counter() - started
     n = len(messages)
     return {
@@ -72,7 +80,10 @@ def evaluate(messages: list[dict], names: list[EntityName]) -> dict:
         "precision": round(tp / (tp + fp), 4) if tp + fp else None,
         "recall": round(tp / (tp + fn), 4) if tp + fn else None,
         "accuracy": round((tp + tn) / n, 4) if n else None,
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
         "spared": spared,
         "spared_share": round(spared / n, 4) if n else None,
         "spared_of_none": spared_none,
@@ -98,29 +109,41 @@ def main() -> None:
             chosen = [m for m in messages if split == "all" or m["split"] == split]
             results[f"{setting}/{split}"] = evaluate(chosen, given)
     if args.json:
-        print(json.dumps({k: {kk: vv for kk, vv in v.items() if kk != "errors"}
-                          for k, v in results.items()}, indent=2))
+        print(
+            json.dumps(
+                {k: {kk: vv for kk, vv in v.items() if kk != "errors"} for k, v in results.items()},
+                indent=2,
+            )
+        )
     else:
-        print("| setting/split | messages | memory | none | precision | recall | spared |"
-              " spared no-memory |")
+        print(
+            "| setting/split | messages | memory | none | precision | recall | spared |"
+            " spared no-memory |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for key, r in results.items():
-            print(f"| {key} | {r['messages']} | {r['memory']} | {r['none']} | {r['precision']} |"
-                  f" {r['recall']} | {r['spared']} ({r['spared_share']:.0%}) |"
-                  f" {r['spared_of_none']} of {r['none']} |")
+            print(
+                f"| {key} | {r['messages']} | {r['memory']} | {r['none']} | {r['precision']} |"
+                f" {r['recall']} | {r['spared']} ({r['spared_share']:.0%}) |"
+                f" {r['spared_of_none']} of {r['none']} |"
+            )
     if args.errors:
         setting = "no-names" if args.no_names else "names"
-        for split in (("dev", "heldout") if args.split == "all" else (args.split,)):
+        for split in ("dev", "heldout") if args.split == "all" else (args.split,):
             for e in results[f"{setting}/{split}"]["errors"]:
-                print(f"[{split}] {e['label']:6} {e['kind']:28} {e['verdict']:14} {e['score']:5}"
-                      f" {e['text']!r}\n        {'; '.join(e['reasons'])}")
+                print(
+                    f"[{split}] {e['label']:6} {e['kind']:28} {e['verdict']:14} {e['score']:5}"
+                    f" {e['text']!r}\n        {'; '.join(e['reasons'])}"
+                )
     if not args.no_names:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        summary = {k: {kk: vv for kk, vv in v.items() if kk != "errors"}
-                   for k, v in results.items()}
+        summary = {
+            k: {kk: vv for kk, vv in v.items() if kk != "errors"} for k, v in results.items()
+        }
         summary["errors_heldout"] = results["names/heldout"]["errors"]
-        RESULTS.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
-                           encoding="utf-8")
+        RESULTS.write_text(
+            json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,16 @@ from vaultmem.capture.llm_extract import extract_with_llm, validate
 from vaultmem.capture.note import CaptureNote, Flag, Header, Item
 from vaultmem.capture.transcript import Transcript, Turn, parse, read_bytes
 from vaultmem.edit import Line, Lines, NoteSource
-from vaultmem.errors import ChangedOnDisk, NoIndex, NoteNotFound, UsageError, VaultmemError
+from vaultmem.errors import (
+    CannotEdit,
+    ChangedOnDisk,
+    NoIndex,
+    NoteNotFound,
+    UsageError,
+    VaultmemError,
+)
 from vaultmem.memory.episodes import safe_title
+from vaultmem.memory.errors import Refused
 from vaultmem.memory.values import key_id, normalise
 from vaultmem.parser import parse_note
 
@@ -44,7 +52,7 @@ if TYPE_CHECKING:
     from vaultmem.vault import Vault
 
 CaptureStatus = Literal["written", "dry-run", "already-captured", "nothing-to-capture"]
-DecisionStatus = Literal["accepted", "rejected", "edited", "already-decided", "undone"]
+DecisionStatus = Literal["accepted", "rejected", "edited", "already-decided", "undone", "refused"]
 PROCESSED = "processed"
 RETRIES = 3  # a capture note changed while a decision was written: read it again and redo
 
@@ -366,13 +374,22 @@ class Captures:
         memory layer, checked in its capture note with where it went."""
         day = today or dt.date.today()
         chosen = self._chosen(ids, all_items, min_confidence)
-        return [self._decide(note_path, item_id, "accept", day) for note_path, item_id in chosen]
+        return [self._try(note_path, item_id, "accept", day) for note_path, item_id in chosen]
 
     def reject(self, ids: Sequence[str], *, today: dt.date | None = None) -> list[Decision]:
         """Reject items by id: each is struck in its capture note; nothing else changes."""
         day = today or dt.date.today()
         chosen = self._chosen(ids, False, None)
-        return [self._decide(note_path, item_id, "reject", day) for note_path, item_id in chosen]
+        return [self._try(note_path, item_id, "reject", day) for note_path, item_id in chosen]
+
+    def _try(self, path: str, item_id: str, action: str, day: dt.date) -> Decision:
+        """One decision; a refusal (the item's target or its capture note changed, a value
+        the memory layer will not write, a read-only note) is reported, and the next item
+        is decided all the same."""
+        try:
+            return self._decide(path, item_id, action, day)
+        except (CaptureChanged, ChangedOnDisk, CannotEdit, Refused) as exc:
+            return Decision(item_id, "refused", path, f"{path}: {item_id} not {action}ed: {exc}")
 
     def edit(
         self,
@@ -415,7 +432,7 @@ class Captures:
                 raise CaptureChanged(
                     f"{note.path}: {item.id} changed meanwhile; nothing was edited"
                 )
-            new_item = capture_note.item_lines(edited, now.flags)
+            new_item = capture_note.item_lines(edited, self.flags([edited]).get(edited.id, ()))
             lines = _replace_item(source.lines, now, new_item)
             self._vault.apply(edit.plan_edit(source, lines))
         return Decision(item.id, "edited", note.path, f"{note.path}: {item.id} edited")
@@ -549,7 +566,7 @@ class Captures:
         memory = self._vault.memory
         source = f"capture {note.path.rsplit('/', 1)[-1][:-3]}"
         if c.kind in ("fact", "decision"):
-            self._check_target(item)
+            self._check_target(item, source)
             written = memory.set_fact(
                 c.entity, c.key, c.value, source=source, create=True, today=day
             )
@@ -571,7 +588,7 @@ class Captures:
         )
         return written.plan.path.removesuffix(".md"), written.touched
 
-    def _check_target(self, item: Item) -> None:
+    def _check_target(self, item: Item, source: str) -> None:
         """Refuse to accept a contradiction whose target fact changed since the capture."""
         c = item.candidate
         for flag in item.flags:
@@ -581,12 +598,14 @@ class Captures:
                 found = self._vault.memory.facts(c.entity, c.key)
             except (NoteNotFound, UsageError):
                 continue
-            values = [f.value for f in found.facts if key_id(f.key) == key_id(c.key)]
-            if values and normalise(values[0]) not in (normalise(flag.now), normalise(c.value)):
+            current = [f for f in found.facts if key_id(f.key) == key_id(c.key)]
+            if not current or current[0].source == source:
+                continue  # set by an earlier item of this same capture: it supersedes in turn
+            if normalise(current[0].value) not in (normalise(flag.now), normalise(c.value)):
                 raise CaptureChanged(
-                    f"{c.entity}'s {c.key} is now {values[0]!r}, not {flag.now!r} as when"
-                    f" {item.id} was captured; nothing was written. Look at it again, then"
-                    f" `vaultmem review edit {item.id}` or accept it once more"
+                    f"{c.entity}'s {c.key} is now {current[0].value!r}, not {flag.now!r} as"
+                    f" when {item.id} was captured; nothing was written. Look at it again:"
+                    f" `vaultmem review edit {item.id}` checks it against the vault anew"
                 )
 
     def _new_entity(self, entity: str) -> tuple[str, ...]:

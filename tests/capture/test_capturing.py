@@ -278,10 +278,24 @@ def test_the_target_fact_changed_since_the_capture(vault: Vault) -> None:
     entity.write_text(entity.read_text().replace("role:: CEO", "role:: Chair"))
     vault.reindex()
     before = files(vault.root)
-    with pytest.raises(CaptureChanged, match="now 'Chair', not 'CEO'"):
-        vault.captures.accept([role], today=TODAY)
+    (refused,) = vault.captures.accept([role], today=TODAY)
+    assert refused.status == "refused" and "now 'Chair', not 'CEO'" in refused.message
     assert files(vault.root) == before
     assert vault.captures.find(role)[1].status == "pending"
+    # `review edit` checks it against the vault anew: then it is accepted over 'Chair'
+    vault.captures.edit(role, value="CTO")
+    assert vault.captures.find(role)[1].flags[0].now == "Chair"
+    assert vault.captures.accept([role], today=TODAY)[0].status == "accepted"
+    assert "was:: Chair" in entity.read_text()
+
+
+def test_items_of_one_capture_supersede_each_other(vault: Vault) -> None:
+    chat = "Date: 2026-11-30\nMaya Chen: My role is CTO.\nTom: Oh?\nMaya Chen: My role is CPO.\n"
+    capture(vault, chat)
+    decisions = vault.captures.accept(all_items=True, today=TODAY)
+    assert [d.status for d in decisions] == ["accepted"] * len(decisions)
+    text = (vault.root / "people/Maya Chen.md").read_text()
+    assert "- role:: CPO ^f-0001" in text and "was:: CTO" in text and "was:: CEO" in text
 
 
 def test_the_capture_note_changed_between_reading_and_marking(
@@ -361,14 +375,13 @@ def test_a_read_only_capture_note_is_refused_and_left_as_it_was(vault: Vault) ->
             "import sys, datetime as dt\n"
             "from vaultmem.vault import Vault\n"
             "from vaultmem.errors import VaultmemError\n"
-            "try:\n"
-            "    Vault(__import__('pathlib').Path(sys.argv[1])).captures.reject([sys.argv[2]])\n"
-            "except VaultmemError as exc:\n"
-            "    print(type(exc).__name__, exc)\n"
+            "v = Vault(__import__('pathlib').Path(sys.argv[1]))\n"
+            "for d in v.captures.reject([sys.argv[2]]):\n"
+            "    print(d.status, d.message)\n"
         )
         proc = child(code, str(vault.root), role, prefix=prefix)
         out, err = proc.communicate(timeout=120)
-        assert "CannotEdit" in out, (out, err)
+        assert out.startswith("refused"), (out, err)
         assert "read-only" in out
     finally:
         path.chmod(0o644)

@@ -185,10 +185,13 @@ def _print_item(i: Item) -> None:
 
 
 def _print_decisions(decisions: Sequence[Decision]) -> None:
+    """What each decision did; exit 1 when any was refused (the others stand)."""
     for d in decisions:
-        click.echo(d.message)
+        click.echo(d.message, err=d.status == "refused")
     if not decisions:
         click.echo("nothing to decide", err=True)
+    if any(d.status == "refused" for d in decisions):
+        raise click.exceptions.Exit(1)
 
 
 @review_group.command("accept")
