@@ -142,9 +142,8 @@ def main() -> None:
             started = time.perf_counter()
             vault, by_value, counts = accepted_vault(tmp / "accepted", sample, raw)
             build = time.perf_counter() - started
-            got, times = score(
-                vault, questions, args.mode, lambda s: turns_in_accepted(s, by_value)
-            )
+            trace = partial(turns_in_accepted, by_value=by_value)
+            got, times = score(vault, questions, args.mode, trace)
             baseline = raw_vault(tmp / "raw", sample)
             base, base_times = score(
                 baseline, questions, args.mode, lambda s: set(DIA.findall(plain(s)))
