@@ -45,7 +45,6 @@ from vaultmem.errors import (
 from vaultmem.memory.episodes import safe_title
 from vaultmem.memory.errors import Refused
 from vaultmem.memory.values import key_id, normalise
-from vaultmem.parser import parse_note
 
 if TYPE_CHECKING:
     from vaultmem.llm import LLM
@@ -681,7 +680,7 @@ def _parse(source: NoteSource) -> CaptureNote | None:
 
 def _parse_lines(path: str, lines: Sequence[Line]) -> CaptureNote | None:
     text = "".join(line.text + "\n" for line in lines)
-    return capture_note.parse(path, text, parse_note(text, path).frontmatter)
+    return capture_note.parse(path, text)
 
 
 def _one_line(text: str) -> str:

@@ -170,3 +170,14 @@ def test_entity_names_with_link_syntax_are_made_safe() -> None:
     odd = replace(FACT, entity="A/B #c | [[d]]")
     (item,) = read(render(HEADER, [odd])).items
     assert item.candidate.entity == "A-B c - d"
+
+
+def test_the_fast_front_matter_reads_what_yaml_reads() -> None:
+    text = render(replace(HEADER, source='a "quoted": label', persona="ada"), [FACT], FLAGS)
+    path = "inbox/x.md"
+    assert parse(path, text) == parse(path, text, parse_note(text, path).frontmatter)
+    edited = text.replace("status: pending", "status: 'reviewed'  # by hand")
+    fast = parse(path, edited)
+    assert fast is not None and fast.header.status == "reviewed"
+    assert parse(path, text.replace("type: capture", "type: note")) is None
+    assert parse(path, text.replace("---\n\nProposed", "\nProposed")) is None  # never closed

@@ -222,9 +222,39 @@ def _yaml(text: str) -> str:
 # --------------------------------------------------------------------------- reading back
 
 
-def parse(path: str, text: str, frontmatter: Mapping[str, object]) -> CaptureNote | None:
-    """The capture note in `text` (its front matter already parsed), or None when the note is
-    not a capture (`type: capture`)."""
+def front_matter(text: str) -> dict[str, object]:
+    """The top-level `key: value` scalars of a note's front matter, read without YAML (the
+    keys a capture note has; lists and nested values are skipped): fast enough to list
+    hundreds of capture notes as the review screen opens."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return {}
+    out: dict[str, object] = {}
+    for line in lines[1:]:
+        if line.rstrip() in ("---", "..."):
+            return out
+        m = re.match(r"^([A-Za-z_][\w-]*):[ \t]*(.*?)[ \t]*$", line)
+        if m is None or not m[2]:
+            continue
+        value: object = re.sub(r"[ \t]+#.*$", "", m[2])
+        if m[2].startswith('"'):
+            try:
+                value, _ = json.JSONDecoder().raw_decode(m[2])
+            except json.JSONDecodeError:
+                value = m[2].strip('"')
+        elif q := re.match(r"^'((?:[^']|'')*)'", m[2]):
+            value = q[1].replace("''", "'")
+        out[m[1]] = value
+    return {}  # no closing line: no front matter
+
+
+def parse(
+    path: str, text: str, frontmatter: Mapping[str, object] | None = None
+) -> CaptureNote | None:
+    """The capture note in `text`, or None when the note is not a capture (`type: capture`).
+    `frontmatter` is the note's parsed front matter, when the caller has it."""
+    if frontmatter is None:
+        frontmatter = front_matter(text)
     if str(frontmatter.get("type", "")).strip().lower() != "capture":
         return None
     header = _header(frontmatter)
