@@ -180,8 +180,7 @@ class ReviewScreen(Screen[None]):
         keep = table.cursor_row
         self.notes, self.rows = notes, rows_of(notes)
         table.clear()
-        for row in self.rows:
-            table.add_row(*cells(row), key=row.item.id)
+        table.add_rows(cells(row) for row in self.rows)
         if self.rows:
             table.move_cursor(row=min(keep, len(self.rows) - 1))
         self.query_one("#review-status", Label).update(status_line(notes))
