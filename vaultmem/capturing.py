@@ -439,12 +439,17 @@ class Captures:
     def preview(self, item_id: str, today: dt.date | None = None) -> str | None:
         """The diff accepting a fact item would make to its entity's note (None for other
         kinds, or when nothing would change); nothing is written."""
-        _, item = self.find(item_id)
+        note, item = self.find(item_id)
         c = item.candidate
         if c.kind not in ("fact", "decision"):
             return None
         plan = self._vault.memory.plan_fact(
-            c.entity, c.key, c.value, today=today or dt.date.today(), create=True
+            c.entity,
+            c.key,
+            c.value,
+            today=today or dt.date.today(),
+            create=True,
+            source=_source_label(note.path),
         )
         if plan.change is None:
             return None
@@ -563,7 +568,7 @@ class Captures:
         """Write an accepted item through the memory layer; (where it went, paths touched)."""
         c = item.candidate
         memory = self._vault.memory
-        source = f"capture {note.path.rsplit('/', 1)[-1][:-3]}"
+        source = _source_label(note.path)
         if c.kind in ("fact", "decision"):
             self._check_target(item, source)
             written = memory.set_fact(
@@ -672,6 +677,11 @@ class Captures:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _source_label(path: str) -> str:
+    """The `source::` an accepted fact gets: the capture note it came from."""
+    return f"capture {path.rsplit('/', 1)[-1].removesuffix('.md')}"
 
 
 def _parse(source: NoteSource) -> CaptureNote | None:

@@ -89,6 +89,7 @@ async def test_accept_a_contradiction_after_its_diff_then_undo(vault_dir: Path) 
         diff = app.screen.diff  # type: ignore[attr-defined]
         assert "-- employer:: Heatwise GmbH ^f-0c32" in diff
         assert "+- employer:: Tidepool ^f-0c32" in diff and "+    - was:: Heatwise GmbH" in diff
+        assert "+    - source:: capture 2026-12-01 call with Maya" in diff  # as it will write
         await pilot.press("y")
         await wait_until(pilot, lambda: employer not in table_ids(screen), "the row gone")
         text = (vault_dir / "Maya Chen.md").read_text()

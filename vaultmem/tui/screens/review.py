@@ -53,7 +53,10 @@ def cells(row: Row) -> tuple[str, ...]:
     flags = " ".join(f"{f.kind} {f.target}" for f in row.item.flags)
     entity = "" if c.kind == "episode" else c.entity
     mark = "✓?" if row.item.status == "checked" else ""
-    return (c.id, f"{mark}{c.kind}", f"{c.confidence:.2f}", entity, what, flags)
+    # the flags column is off screen in a narrow terminal: the kind says there is one
+    sign = "≠" if any(f.kind == "contradicts" for f in row.item.flags) else ""
+    sign = sign or ("=" if row.item.flags else "")
+    return (c.id, f"{mark}{c.kind}{sign}", f"{c.confidence:.2f}", entity, what, flags)
 
 
 def status_line(notes: list[CaptureNote]) -> str:
@@ -197,7 +200,11 @@ class ReviewScreen(Screen[None]):
         text = ""
         if row is not None:
             c = row.item.candidate
-            text = f"“{c.quote}” · turn {c.turn} · {row.note.path}"
+            flags = "".join(
+                f" · {f.kind} {f.target}" + (f" (now “{f.now}”)" if f.now else "")
+                for f in row.item.flags
+            )
+            text = f"“{c.quote}” · turn {c.turn}{flags} · {row.note.path}"
         self.query_one("#review-detail", Static).update(text)
 
     def current(self) -> Row | None:
