@@ -25,11 +25,8 @@ WORK = Path(os.environ.get("VAULTMEM_BENCH_TMP", "/tmp/vaultmem-bench"))
 DEFAULT_MDN_DIR = WORK / "mdn"  # holds files/ (the vault root) once extracted
 
 # The Python that has vaultmem installed (the project's venv), for child processes.
-PYTHON = (
-    str(ROOT / ".venv" / "bin" / "python")
-    if (ROOT / ".venv" / "bin" / "python").exists()
+PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() \
     else sys.executable
-)
 
 
 def die(message: str) -> None:
@@ -136,14 +133,9 @@ def machine_info() -> dict:
     except OSError:
         pass
     out = subprocess.run(
-        [
-            PYTHON,
-            "-c",
-            "import sys, sqlean; print(sys.version.split()[0]); print(sqlean.sqlite_version)",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+        [PYTHON, "-c",
+         "import sys, sqlean; print(sys.version.split()[0]); print(sqlean.sqlite_version)"],
+        capture_output=True, text=True, check=False,
     ).stdout.split()
     return {
         "nproc": os.cpu_count(),
@@ -158,12 +150,9 @@ def machine_info() -> dict:
 
 def code_state() -> dict:
     """The vaultmem code measured: HEAD, and a hash of any uncommitted change under vaultmem/."""
-
     def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=False
-        ).stdout
-
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=False).stdout
     diff = git("diff", "HEAD", "--", "vaultmem")
     return {
         "head": git("rev-parse", "--short", "HEAD").strip(),
@@ -184,17 +173,15 @@ def snapshot_code() -> dict:
 
     state = code_state()
     snap = Path(tempfile.mkdtemp(prefix="code-", dir=_mkwork()))
-    shutil.copytree(
-        ROOT / "vaultmem", snap / "vaultmem", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
-    )
+    shutil.copytree(ROOT / "vaultmem", snap / "vaultmem",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     atexit.register(shutil.rmtree, snap, True)
     digest = hashlib.sha1()
     for path in sorted((snap / "vaultmem").rglob("*.py")):
         digest.update(path.relative_to(snap).as_posix().encode() + b"\0" + path.read_bytes())
     state["snapshot_sha1"] = digest.hexdigest()[:12]
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(snap), os.environ.get("PYTHONPATH", "")) if p
-    )
+        p for p in (str(snap), os.environ.get("PYTHONPATH", "")) if p)
     sys.path.insert(0, str(snap))
     for name in [m for m in sys.modules if m == "vaultmem" or m.startswith("vaultmem.")]:
         del sys.modules[name]

@@ -49,30 +49,20 @@ class Names(Mapping[str, Sequence[str]]):
     def __getitem__(self, path: str) -> tuple[str, ...]:
         if path not in self.cache:
             row = self.conn.execute(
-                "SELECT id, title, frontmatter FROM notes WHERE path = ?", (path,)
-            )
+                "SELECT id, title, frontmatter FROM notes WHERE path = ?", (path,))
             found = row.fetchone()
             if found is None:
                 raise KeyError(path)
-            aliases = [
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT alias FROM aliases WHERE note_id = ?", (found[0],)
-                )
-            ]
+            aliases = [r[0] for r in self.conn.execute(
+                "SELECT alias FROM aliases WHERE note_id = ?", (found[0],))]
             h1 = []
             if self.richer:  # the note's first heading when it is a level-1 heading
                 first = self.conn.execute(
                     "SELECT level, text FROM headings WHERE note_id = ? ORDER BY line LIMIT 1",
-                    (found[0],),
-                ).fetchone()
+                    (found[0],)).fetchone()
                 h1 = [first[1]] if first and first[0] == 1 else []
-            self.cache[path] = (
-                found[1],
-                *aliases,
-                *h1,
-                *(richer_names(path, found[2]) if self.richer else ()),
-            )
+            self.cache[path] = (found[1], *aliases, *h1, *(
+                richer_names(path, found[2]) if self.richer else ()))
         return self.cache[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -103,8 +93,7 @@ class NameIndex:
     def __init__(self, conn: Any, names: Names) -> None:
         rows = conn.execute(
             "SELECT n.path, min(c.id), min(c.start_line), n.title FROM notes n"
-            " JOIN chunks c ON c.note_id = n.id WHERE n.kind = 'note' GROUP BY n.id"
-        ).fetchall()
+            " JOIN chunks c ON c.note_id = n.id WHERE n.kind = 'note' GROUP BY n.id").fetchall()
         self.first = {r[0]: (r[1], r[2], r[3]) for r in rows}
         self.names = {r[0]: names[r[0]] for r in rows}
         self.words: dict[str, set[str]] = {}
@@ -115,7 +104,8 @@ class NameIndex:
 
     def candidates(self, query: set[str]) -> list[ranking.Candidate]:
         pool = set().union(*(self.words.get(w[:5], set()) for w in query)) if query else set()
-        scored = sorted(((ranking.name_match(query, self.names[p]), p) for p in pool), reverse=True)
+        scored = sorted(((ranking.name_match(query, self.names[p]), p) for p in pool),
+                        reverse=True)
         out = []
         for score, path in scored[:NAME_CANDIDATES]:
             if score < NAME_FLOOR:
@@ -172,27 +162,19 @@ class NoteBm25:
         ).fetchall()
         self.first = {r[0]: (r[1], r[2], r[3]) for r in rows}
         self.db = sqlean.connect(":memory:")
-        self.db.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, names, body,"
-            " tokenize = 'porter unicode61 remove_diacritics 2')"
-        )
+        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, names, body,"
+                        " tokenize = 'porter unicode61 remove_diacritics 2')")
         self.db.executemany(
             "INSERT INTO docs VALUES (?, ?, ?)",
-            [
-                (r[0], "\n".join(names[r[0]]), (r[4] or "") + (_values(r[5]) if props else ""))
-                for r in rows
-            ],
-        )
+            [(r[0], "\n".join(names[r[0]]), (r[4] or "") + (_values(r[5]) if props else ""))
+             for r in rows])
 
     def scores(self, words: Sequence[str], k: int = 100) -> dict[str, float]:
         if not words:
             return {}
         match = " OR ".join(f'"{w}"' for w in words)
-        rows = self.db.execute(
-            "SELECT path, -bm25(docs, 4.0, 1.0) FROM docs WHERE docs MATCH ?"
-            " ORDER BY bm25(docs, 4.0, 1.0) LIMIT ?",
-            (match, k),
-        ).fetchall()
+        rows = self.db.execute("SELECT path, -bm25(docs, 4.0, 1.0) FROM docs WHERE docs MATCH ?"
+                               " ORDER BY bm25(docs, 4.0, 1.0) LIMIT ?", (match, k)).fetchall()
         top = rows[0][1] if rows and rows[0][1] > 0 else 0.0
         return {p: s / top for p, s in rows} if top else {}
 
@@ -201,17 +183,9 @@ class NoteBm25:
         return ranking.Candidate(chunk_id, path, title, "", line, line)
 
 
-def hybrid(
-    weights: ranking.Weights,
-    *,
-    rare: bool = False,
-    names: bool = False,
-    borrow: bool = False,
-    richer: bool = False,
-    name_candidates: bool = False,
-    note_candidates: int = 0,
-    props: bool = False,
-) -> Callable[[Any], Run]:
+def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
+           borrow: bool = False, richer: bool = False, name_candidates: bool = False,
+           note_candidates: int = 0, props: bool = False) -> Callable[[Any], Run]:
     def make(vault: Any) -> Run:
         conn = vault.conn
         lookup = Names(conn, richer)
@@ -223,8 +197,8 @@ def hybrid(
         def df(word: str) -> int:
             if word not in df_cache:
                 df_cache[word] = conn.execute(
-                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{word}"',)
-                ).fetchone()[0]
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                    (f'"{word}"',)).fetchone()[0]
             return df_cache[word]
 
         plain_queries = search.fts_queries
@@ -281,9 +255,7 @@ def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[rankin
     marks = ",".join("?" * len(ids))
     rows = conn.execute(
         f"SELECT c.id, c.note_id, c.seq, c.start_line, c.end_line FROM chunks c"
-        f" WHERE c.id IN ({marks})",
-        ids,
-    ).fetchall()
+        f" WHERE c.id IN ({marks})", ids).fetchall()
     bare = {r[0]: (r[1], r[2]) for r in rows if r[3] == r[4]}
     if not bare:
         return list(candidates)
@@ -293,9 +265,7 @@ def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[rankin
             note_id, ord_ = bare[c.chunk_id]
             nxt = conn.execute(
                 "SELECT c.id, c.start_line, c.end_line, c.heading FROM chunks c"
-                " WHERE c.note_id = ? AND c.seq = ?",
-                (note_id, ord_ + 1),
-            ).fetchone()
+                " WHERE c.note_id = ? AND c.seq = ?", (note_id, ord_ + 1)).fetchone()
             if nxt is not None:
                 c = replace(c, chunk_id=nxt[0], end_line=nxt[2])
         out.append(c)
@@ -320,35 +290,26 @@ VARIANTS: dict[str, Callable[[Any], Run]] = {
     # the notes so named joining the candidates
     "names+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True),
     "names+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True),
-    "names+title0.5+evidence0.1": hybrid(
-        replace(BASE, title=0.5, evidence=0.1), names=True, richer=True
-    ),
-    "names+cand+title0.5": hybrid(
-        replace(BASE, title=0.5), names=True, richer=True, name_candidates=True
-    ),
-    "names+cand+title1.0": hybrid(
-        replace(BASE, title=1.0), names=True, richer=True, name_candidates=True
-    ),
-    "names+cand+title0.5+evidence0.1": hybrid(
-        replace(BASE, title=0.5, evidence=0.1), names=True, richer=True, name_candidates=True
-    ),
+    "names+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1), names=True,
+                                         richer=True),
+    "names+cand+title0.5": hybrid(replace(BASE, title=0.5), names=True, richer=True,
+                                  name_candidates=True),
+    "names+cand+title1.0": hybrid(replace(BASE, title=1.0), names=True, richer=True,
+                                  name_candidates=True),
+    "names+cand+title0.5+evidence0.1": hybrid(replace(BASE, title=0.5, evidence=0.1),
+                                              names=True, richer=True, name_candidates=True),
     # a keyword match over the whole note, its best notes joining the candidates
     "note0.3": hybrid(replace(BASE, note=0.3), note_candidates=20),
     "note0.6": hybrid(replace(BASE, note=0.6), note_candidates=20),
     "note1.0": hybrid(replace(BASE, note=1.0), note_candidates=20),
-    "names+title0.5+note0.6": hybrid(
-        replace(BASE, title=0.5, note=0.6), names=True, richer=True, note_candidates=20
-    ),
+    "names+title0.5+note0.6": hybrid(replace(BASE, title=0.5, note=0.6), names=True,
+                                     richer=True, note_candidates=20),
     "names+title0.5+note0.6+evidence0.1": hybrid(
-        replace(BASE, title=0.5, note=0.6, evidence=0.1),
-        names=True,
-        richer=True,
-        note_candidates=20,
-    ),
+        replace(BASE, title=0.5, note=0.6, evidence=0.1), names=True, richer=True,
+        note_candidates=20),
     "props+note0.6": hybrid(replace(BASE, note=0.6), note_candidates=20, props=True),
-    "names+title0.5+props+note0.6": hybrid(
-        replace(BASE, title=0.5, note=0.6), names=True, richer=True, note_candidates=20, props=True
-    ),
+    "names+title0.5+props+note0.6": hybrid(replace(BASE, title=0.5, note=0.6), names=True,
+                                           richer=True, note_candidates=20, props=True),
     # the meaning weight, for a stronger model than the one 0.3 was measured with
     "vector0.5": hybrid(replace(BASE, vector=0.5)),
     "vector0.8": hybrid(replace(BASE, vector=0.8)),

@@ -1,9 +1,9 @@
 """One measured step, run in its own process by bench/reindex.py; prints one JSON line.
 
-python bench/_worker.py floor    VAULT
-python bench/_worker.py walkstat VAULT
-python bench/_worker.py baseline VAULT DB
-python bench/_worker.py vaultmem VAULT INDEX
+    python bench/_worker.py floor    VAULT
+    python bench/_worker.py walkstat VAULT
+    python bench/_worker.py baseline VAULT DB
+    python bench/_worker.py vaultmem VAULT INDEX
 """
 
 from __future__ import annotations
@@ -74,9 +74,8 @@ def baseline(root: str, db: str) -> dict:
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8", errors="replace")
         links += len(WIKI_RE.findall(text)) + len(MD_LINK_RE.findall(text))
-        conn.execute(
-            "INSERT INTO docs(path, body) VALUES (?, ?)", (os.path.relpath(path, root), text)
-        )
+        conn.execute("INSERT INTO docs(path, body) VALUES (?, ?)",
+                     (os.path.relpath(path, root), text))
         files += 1
     conn.execute("COMMIT")
     conn.close()

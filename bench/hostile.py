@@ -72,15 +72,11 @@ def freeze(ref: str | None, into: Path) -> Path:
     """A copy of vaultmem/ (this worktree's when ref is None, else git's at ref) under into."""
     into.mkdir(parents=True)
     if ref is None:
-        shutil.copytree(
-            ROOT / "vaultmem",
-            into / "vaultmem",
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-        )
+        shutil.copytree(ROOT / "vaultmem", into / "vaultmem",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         return into
-    archive = subprocess.run(
-        ["git", "archive", ref, "vaultmem"], cwd=ROOT, capture_output=True, check=True
-    ).stdout
+    archive = subprocess.run(["git", "archive", ref, "vaultmem"], cwd=ROOT, capture_output=True,
+                             check=True).stdout
     with tempfile.TemporaryFile() as handle:
         handle.write(archive)
         handle.seek(0)
@@ -94,14 +90,8 @@ def reindex(code: Path, root: Path, index: Path, timeout: float) -> dict | None:
     env = {**os.environ, "PYTHONPATH": str(code)}
     started = time.perf_counter()
     try:
-        done = subprocess.run(
-            [PYTHON, WORKER, "vaultmem", str(root), str(index)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=code,
-        )
+        done = subprocess.run([PYTHON, WORKER, "vaultmem", str(root), str(index)], env=env,
+                              capture_output=True, text=True, timeout=timeout, cwd=code)
     except subprocess.TimeoutExpired:
         return None
     result: dict = {"wall_s": time.perf_counter() - started, "exit": done.returncode}
@@ -160,12 +150,9 @@ def cold_reindexes(codes: dict[str, Path], datasets: list[str], runs: int, work:
                 result["load_1min"] = load
                 result["noop_s"] = noop["seconds"]
                 samples[label].append(result)
-                print(
-                    f"[{name} run {run}/{runs}] {label}: {result['seconds']:.3f} s, no-op "
-                    f"{noop['seconds']:.3f} s ({result['notes']} notes, load {load:.1f})",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                print(f"[{name} run {run}/{runs}] {label}: {result['seconds']:.3f} s, no-op "
+                      f"{noop['seconds']:.3f} s ({result['notes']} notes, load {load:.1f})",
+                      file=sys.stderr, flush=True)
         out[name] = {
             label: {
                 "median_s": median([r["seconds"] for r in rs]),
@@ -214,25 +201,14 @@ def reads(codes: dict[str, Path], datasets: list[str], runs: int, work: Path) ->
             order = list(codes.items()) if run % 2 else list(reversed(codes.items()))
             for label, code in order:
                 env = {**os.environ, "PYTHONPATH": str(code)}
-                done = subprocess.run(
-                    [PYTHON, "-c", READER, str(root), str(listing)],
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                    cwd=code,
-                )
+                done = subprocess.run([PYTHON, "-c", READER, str(root), str(listing)], env=env,
+                                      capture_output=True, text=True, check=True, cwd=code)
                 samples[label].append(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
-        out[name] = {
-            label: {"median_s": median(v), "runs_s": [round(x, 4) for x in v]}
-            for label, v in samples.items()
-        }
-        print(
-            f"[reads {name}] "
-            + ", ".join(f"{k} {v['median_s']:.3f} s" for k, v in out[name].items()),
-            file=sys.stderr,
-            flush=True,
-        )
+        out[name] = {label: {"median_s": median(v), "runs_s": [round(x, 4) for x in v]}
+                     for label, v in samples.items()}
+        print(f"[reads {name}] " + ", ".join(f"{k} {v['median_s']:.3f} s"
+                                             for k, v in out[name].items()),
+              file=sys.stderr, flush=True)
     return out
 
 
@@ -254,16 +230,12 @@ def noops(codes: dict[str, Path], datasets: list[str], runs: int, work: Path) ->
                 assert result is not None and result["exit"] == 0, result
                 assert result["changed"] == 0, result
                 samples[label].append(result["seconds"])
-        out[name] = {
-            label: {"median_s": median(v), "min_s": min(v), "runs_s": [round(x, 4) for x in v]}
-            for label, v in samples.items()
-        }
-        print(
-            f"[no-op {name}] "
-            + ", ".join(f"{k} {v['median_s']:.3f} s" for k, v in out[name].items()),
-            file=sys.stderr,
-            flush=True,
-        )
+        out[name] = {label: {"median_s": median(v), "min_s": min(v),
+                             "runs_s": [round(x, 4) for x in v]}
+                     for label, v in samples.items()}
+        print(f"[no-op {name}] " + ", ".join(f"{k} {v['median_s']:.3f} s"
+                                             for k, v in out[name].items()),
+              file=sys.stderr, flush=True)
     return out
 
 
@@ -276,18 +248,10 @@ def main() -> None:
     ap.add_argument("--skip-notes", action="store_true")
     ap.add_argument("--skip-reindex", action="store_true")
     ap.add_argument("--results", default="hostile.json", help="file name under bench/results")
-    ap.add_argument(
-        "--noop-runs",
-        type=int,
-        default=12,
-        help="no-op reindexes over one shared index, per code (0 skips the step)",
-    )
-    ap.add_argument(
-        "--read-runs",
-        type=int,
-        default=15,
-        help="rounds of reading every note, per code (0 skips the step)",
-    )
+    ap.add_argument("--noop-runs", type=int, default=12,
+                    help="no-op reindexes over one shared index, per code (0 skips the step)")
+    ap.add_argument("--read-runs", type=int, default=15,
+                    help="rounds of reading every note, per code (0 skips the step)")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hostile-", dir=WORK) as tmp:
@@ -314,42 +278,30 @@ def main() -> None:
     if "notes" in result:
         print(f"\n| one hostile note, cold reindex | {args.base} | this code |\n|---|---:|---:|")
         for name, by in result["notes"].items():
-            print(
-                f"| {name} | {shown(by['base'], args.timeout)} | "
-                f"{shown(by['this'], args.timeout)} |"
-            )
+            print(f"| {name} | {shown(by['base'], args.timeout)} | "
+                  f"{shown(by['this'], args.timeout)} |")
     if "reads" in result:
-        print(
-            f"\n| read every note (median of {args.read_runs}) | {args.base} | this code |"
-            " change |\n|---|---:|---:|---:|"
-        )
+        print(f"\n| read every note (median of {args.read_runs}) | {args.base} | this code |"
+              " change |\n|---|---:|---:|---:|")
         for name, by in result["reads"].items():
             base, this = by["base"]["median_s"], by["this"]["median_s"]
             print(f"| {name} | {base:.3f} s | {this:.3f} s | {(this - base) / base:+.1%} |")
     if "noop" in result:
-        print(
-            f"\n| no-op reindex, one shared index (median of {args.noop_runs}) | {args.base} |"
-            " this code | change |\n|---|---:|---:|---:|"
-        )
+        print(f"\n| no-op reindex, one shared index (median of {args.noop_runs}) | {args.base} |"
+              " this code | change |\n|---|---:|---:|---:|")
         for name, by in result["noop"].items():
             base, this = by["base"]["median_s"], by["this"]["median_s"]
             print(f"| {name} | {base:.3f} s | {this:.3f} s | {(this - base) / base:+.1%} |")
     if "cold" in result:
-        print(
-            f"\n| reindex (median of {args.runs}) | {args.base} | this code | change |"
-            "\n|---|---:|---:|---:|"
-        )
+        print(f"\n| reindex (median of {args.runs}) | {args.base} | this code | change |"
+              "\n|---|---:|---:|---:|")
         for name, by in result["cold"].items():
             for step, key in (("cold", "median_s"), ("no-op", "noop_median_s")):
                 base, this = by["base"][key], by["this"][key]
-                print(
-                    f"| {name} ({by['this']['notes']:,} notes), {step} | {base:.3f} s | "
-                    f"{this:.3f} s | {(this - base) / base:+.1%} |"
-                )
-    print(
-        f"\nload average at start {result['load_at_start'][0]:.1f}, "
-        f"at end {result['load_at_end'][0]:.1f}; JSON: {out.relative_to(ROOT)}"
-    )
+                print(f"| {name} ({by['this']['notes']:,} notes), {step} | {base:.3f} s | "
+                      f"{this:.3f} s | {(this - base) / base:+.1%} |")
+    print(f"\nload average at start {result['load_at_start'][0]:.1f}, "
+          f"at end {result['load_at_end'][0]:.1f}; JSON: {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -32,22 +32,11 @@ from _common import (
 )
 
 QUERIES = [
-    "fetch api abort request",
-    "css grid alignment",
-    "promise rejection handling",
-    "web audio oscillator",
-    "flexbox wrap",
-    "canvas draw image",
-    "indexeddb transaction",
-    "service worker cache",
-    "how do I center a div",
-    "keyboard accessibility for menus",
-    "difference between let and var",
-    "http caching headers",
-    "svg path commands",
-    "webgl textures",
-    "intl date formatting",
-    "regular expression lookbehind",
+    "fetch api abort request", "css grid alignment", "promise rejection handling",
+    "web audio oscillator", "flexbox wrap", "canvas draw image", "indexeddb transaction",
+    "service worker cache", "how do I center a div", "keyboard accessibility for menus",
+    "difference between let and var", "http caching headers", "svg path commands",
+    "webgl textures", "intl date formatting", "regular expression lookbehind",
 ]
 
 
@@ -148,41 +137,28 @@ def main() -> None:
         return {"p50": round(median(values), 2), "p95": round(percentile(values, 95), 2)}
 
     result = {
-        "dataset": "mdn",
-        "vectors": vectors,
-        "queries": len(QUERIES),
-        "passes": args.passes,
-        "machine": machine_info(),
-        "code": code,
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "dataset": "mdn", "vectors": vectors, "queries": len(QUERIES), "passes": args.passes,
+        "machine": machine_info(), "code": code, "when": time.strftime("%Y-%m-%d %H:%M:%S"),
         "hybrid_ms": {k: summary(v) for k, v in timings.items()},
         "same_results": f"{same_top}/{len(QUERIES) * args.passes}",
-        "matrix_load_s": round(median(load_s), 2),
-        "matrix_mb": round(matrix_mb),
+        "matrix_load_s": round(median(load_s), 2), "matrix_mb": round(matrix_mb),
         "watch_ready_s": round(watch_ready_s, 2),
         "edit_to_searchable_s": round(median(edit_s), 3),
-        "idle_cpu_s": round(idle_cpu, 3),
-        "idle_s": args.idle,
+        "idle_cpu_s": round(idle_cpu, 3), "idle_s": args.idle,
     }
     write_json("live-mdn.json", result)
     h = result["hybrid_ms"]
     print(f"### long-running front-ends over MDN ({vectors:,} vectors), median of {args.passes}\n")
     print("| measure | value |\n|---|---:|")
-    print(
-        f"| hybrid search p50 / p95, sqlite-vec (baseline) | {h['sqlite_vec']['p50']} / "
-        f"{h['sqlite_vec']['p95']} ms |"
-    )
-    print(
-        f"| hybrid search p50 / p95, in-memory matrix | {h['matrix']['p50']} / "
-        f"{h['matrix']['p95']} ms |"
-    )
+    print(f"| hybrid search p50 / p95, sqlite-vec (baseline) | {h['sqlite_vec']['p50']} / "
+          f"{h['sqlite_vec']['p95']} ms |")
+    print(f"| hybrid search p50 / p95, in-memory matrix | {h['matrix']['p50']} / "
+          f"{h['matrix']['p95']} ms |")
     print(f"| same results both ways | {result['same_results']} |")
     print(f"| matrix load (background) | {result['matrix_load_s']} s, {result['matrix_mb']} MB |")
     print(f"| watcher ready (inotify on every folder) | {result['watch_ready_s']} s |")
-    print(
-        f"| edit on disk → searchable (watch + reindex + matrix catch-up) | "
-        f"{result['edit_to_searchable_s']} s |"
-    )
+    print(f"| edit on disk → searchable (watch + reindex + matrix catch-up) | "
+          f"{result['edit_to_searchable_s']} s |")
     print(f"| CPU while idle, watching | {result['idle_cpu_s']} s over {args.idle:g} s |")
 
 

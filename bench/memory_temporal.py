@@ -27,8 +27,9 @@ Retrievers:
                name (the same as its front matter `date`). Its three weights were chosen on the
                `dev` half of the questions (sha1 of the question id even) and are reported on
                both halves.
-  recall       not wired yet: see WIRING below. The issue's target: recall beats search on both
-               temporal-reasoning and knowledge-update.
+  recall       `vaultmem recall` as wired (vault.memory.recall, budget 100,000 so no hit is cut
+               by it): the distinct notes of its context lines, in order. The issue's target:
+               recall beats search on both temporal-reasoning and knowledge-update.
 
 Writes bench/results/memory-temporal[-<mode>][-q<N>].json and prints a markdown table.
 BLAS is pinned to one thread (OPENBLAS/OMP/MKL_NUM_THREADS=1 before numpy loads).
@@ -88,9 +89,8 @@ def build_vault(records: list[dict[str, Any]], root: Path) -> dict[str, str]:
 
     sessions: dict[str, tuple[str, list[dict[str, Any]]]] = {}
     for r in records:
-        for sid, when, turns in zip(
-            r["haystack_session_ids"], r["haystack_dates"], r["haystack_sessions"], strict=True
-        ):
+        for sid, when, turns in zip(r["haystack_session_ids"], r["haystack_dates"],
+                                    r["haystack_sessions"], strict=True):
             if sid in sessions and sessions[sid][1] != turns:
                 die(f"session {sid} appears twice with different turns")
             sessions[sid] = (when, turns)
@@ -110,10 +110,11 @@ def build_vault(records: list[dict[str, Any]], root: Path) -> dict[str, str]:
     latest = max(parse_date(r["question_date"]) for r in records)
     for sid in wanted:
         when, turns = sessions[sid]
-        body = "\n\n".join(f"**{t['role'].capitalize()}:** {t['content'].strip()}" for t in turns)
-        note = episode_note(
-            title_of(turns, sid), "resolved", parse_date(when), latest, body=body, taken=taken
+        body = "\n\n".join(
+            f"**{t['role'].capitalize()}:** {t['content'].strip()}" for t in turns
         )
+        note = episode_note(title_of(turns, sid), "resolved", parse_date(when), latest,
+                            body=body, taken=taken)
         taken.append(note.path)
         paths[sid] = note.path
         file = root / note.path
@@ -129,18 +130,14 @@ def split_of(question_id: str) -> str:
 
 def score(ranked: list[str], relevant: set[str]) -> dict[str, float]:
     top = set(ranked[:K])
-    return {"recall_any@5": float(bool(top & relevant)), "recall_all@5": float(relevant <= top)}
+    return {"recall_any@5": float(bool(top & relevant)),
+            "recall_all@5": float(relevant <= top)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument(
-        "--limit-queries",
-        type=int,
-        default=None,
-        metavar="N",
-        help="ask only N questions, spread evenly over the set",
-    )
+    ap.add_argument("--limit-queries", type=int, default=None, metavar="N",
+                    help="ask only N questions, spread evenly over the set")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
     ap.add_argument("--runs", type=int, default=1, help="query passes (latency: median of runs)")
     ap.add_argument("--mode", default=None, help="Vault.search(..., mode=MODE) for `search`")
@@ -167,11 +164,8 @@ def main() -> None:
     t = time.perf_counter()
     report = vault.reindex()
     reindex_s = time.perf_counter() - t
-    print(
-        f"reindex: {report.changed} notes (re)indexed in {reindex_s:.1f}s",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"reindex: {report.changed} notes (re)indexed in {reindex_s:.1f}s", file=sys.stderr,
+          flush=True)
 
     questions = records
     if args.limit_queries:
@@ -188,29 +182,20 @@ def main() -> None:
     def recall_hits(q: dict[str, Any]) -> list[str]:
         now = parse_date(q["question_date"])
         found = vault.search(q["question"], limit=DEEP, now=now, **kwargs).hits
-        hits = [
-            RecallHit(
-                h.path,
-                h.title,
-                h.snippet,
-                h.start_line,
-                h.score,
-                day=dt.date.fromisoformat(h.path.split("/")[-1][:10]),
-                episode=True,
-            )
-            for h in found
-        ]
+        hits = [RecallHit(h.path, h.title, h.snippet, h.start_line, h.score,
+                          day=dt.date.fromisoformat(h.path.split("/")[-1][:10]), episode=True)
+                for h in found]
         return [h.path for h in timely(hits, q["question"], now)]
 
-    # ------------------------------------------------------------------ WIRING (issue 11)
-    # Once `Vault.recall` exists, add it here beside `search`, asked the same way:
-    #     "recall": lambda q: [line.path for line in vault.recall(
-    #         q["question"], now=parse_date(q["question_date"]), days=..., budget=...).lines]
-    # (the distinct note paths of its context lines, in order, cut at K). The issue's target:
-    # recall beats search on recall_any@5 for temporal-reasoning and knowledge-update.
+    def recall(q: dict[str, Any]) -> list[str]:
+        """`vaultmem recall` as wired (vault.memory.recall): the distinct notes of its context
+        lines, in order (a continuation's loops, episodes and facts, then its hits)."""
+        now = parse_date(q["question_date"])
+        found = vault.memory.recall(q["question"], now, budget=100_000)
+        return list(dict.fromkeys(line.path for line in found.lines))
+
     retrievers: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-        "search": search,
-        "recall-hits": recall_hits,
+        "search": search, "recall-hits": recall_hits, "recall": recall,
     }
     # --------------------------------------------------------------------------------------
 
@@ -230,15 +215,9 @@ def main() -> None:
                     times.append((time.perf_counter() - t) * 1000)
                     if run == 0:
                         relevant = {paths[s] for s in q["answer_session_ids"]}
-                        rows.append(
-                            {
-                                "id": q["question_id"],
-                                "type": q["question_type"],
-                                "split": split_of(q["question_id"]),
-                                **score(ranked, relevant),
-                                "top": ranked[:K],
-                            }
-                        )
+                        rows.append({"id": q["question_id"], "type": q["question_type"],
+                                     "split": split_of(q["question_id"]),
+                                     **score(ranked, relevant), "top": ranked[:K]})
                 latencies.append(times)
             by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for row in rows:
@@ -247,19 +226,15 @@ def main() -> None:
                     if focus in ("all", row["type"]):
                         by_type[f"{row['split']}/{focus}"].append(row)
             summary = {
-                key: {
-                    "n": len(group),
-                    "recall_any@5": round(statistics.mean(r["recall_any@5"] for r in group), 4),
-                    "recall_all@5": round(statistics.mean(r["recall_all@5"] for r in group), 4),
-                }
+                key: {"n": len(group),
+                      "recall_any@5": round(statistics.mean(r["recall_any@5"] for r in group), 4),
+                      "recall_all@5": round(statistics.mean(r["recall_all@5"] for r in group), 4)}
                 for key, group in [("all", rows), *sorted(by_type.items())]
             }
             p50 = statistics.median(statistics.median(run) for run in latencies)
             p95 = statistics.median(percentile(run, 95) for run in latencies)
-            results[name] = {
-                "scores": summary,
-                "latency_ms": {"p50": round(p50, 2), "p95": round(p95, 2)},
-            }
+            results[name] = {"scores": summary, "latency_ms": {"p50": round(p50, 2),
+                                                               "p95": round(p95, 2)}}
             per_query += [{"retriever": name, **row} for row in rows]
     load_after = os.getloadavg()
 
@@ -269,37 +244,28 @@ def main() -> None:
         "sessions": len(paths),
         "k": K,
         "mode": args.mode or "default",
-        "index": {
-            "notes": report.notes,
-            "reindex_s": round(reindex_s, 1),
-            "changed": report.changed,
-        },
+        "index": {"notes": report.notes, "reindex_s": round(reindex_s, 1),
+                  "changed": report.changed},
         "results": results,
         "machine": machine,
         "load": {"before": load_before, "after": load_after},
         "code": code,
         "seconds": round(time.perf_counter() - started, 1),
     }
-    suffix = (f"-{args.mode}" if args.mode else "") + (
-        f"-q{args.limit_queries}" if args.limit_queries else ""
-    )
+    suffix = (f"-{args.mode}" if args.mode else "") + (f"-q{args.limit_queries}"
+                                                        if args.limit_queries else "")
     target = write_json(f"memory-temporal{suffix}.json", out)
     (BENCH_DIR / f"per-query{suffix}.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in per_query), encoding="utf-8"
-    )
+        "".join(json.dumps(r) + "\n" for r in per_query), encoding="utf-8")
     print("| retriever | type | n | recall_any@5 | recall_all@5 |")
     print("|---|---|---|---|---|")
     for name, res in results.items():
         for key, s in res["scores"].items():
             mark = "**" if key.rsplit("/", 1)[-1] in ("all", *FOCUS) else ""
-            print(
-                f"| {name} | {mark}{key}{mark} | {s['n']} | {s['recall_any@5']:.3f} |"
-                f" {s['recall_all@5']:.3f} |"
-            )
-        print(
-            f"| {name} | latency p50/p95 ms | | {res['latency_ms']['p50']} |"
-            f" {res['latency_ms']['p95']} |"
-        )
+            print(f"| {name} | {mark}{key}{mark} | {s['n']} | {s['recall_any@5']:.3f} |"
+                  f" {s['recall_all@5']:.3f} |")
+        print(f"| {name} | latency p50/p95 ms | | {res['latency_ms']['p50']} |"
+              f" {res['latency_ms']['p95']} |")
     print(f"\nwrote {target} (load {load_before[0]:.2f} -> {load_after[0]:.2f})")
 
 

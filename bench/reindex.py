@@ -86,23 +86,14 @@ def one_run(run: int, root: Path, edit: Path, tmp: Path) -> dict:
         fh.write(f"\nBenchmark edit {run} at {time.time_ns()}: appended one line.\n")
     edited = run_child([PYTHON, WORKER, "vaultmem", str(root), str(index)])
     if noop["changed"] != 0 or edited["changed"] != 1:
-        print(
-            f"warning: run {run}: no-op changed {noop['changed']}, edit changed "
-            f"{edited['changed']} (expected 0 and 1)",
-            file=sys.stderr,
-        )
+        print(f"warning: run {run}: no-op changed {noop['changed']}, edit changed "
+              f"{edited['changed']} (expected 0 and 1)", file=sys.stderr)
     cold["notes_per_s"] = cold["notes"] / cold["seconds"]
     cold["index_mb"] = index_mb
     for step in (floor, base):
         step["files_per_s"] = step["files"] / step["seconds"]
-    return {
-        "floor": floor,
-        "walkstat": walkstat,
-        "baseline": base,
-        "cold": cold,
-        "noop": noop,
-        "edit": edited,
-    }
+    return {"floor": floor, "walkstat": walkstat, "baseline": base, "cold": cold, "noop": noop,
+            "edit": edited}
 
 
 def summarise(runs: list[dict]) -> dict:
@@ -157,11 +148,9 @@ def table(name: str, s: dict, targets: bool) -> str:
         f"| vaultmem reindex after 1 edit | {s['edit_s']:.3f} | | | {s['edit_wall_s']:.3f} | "
         f"{tgt('edit_s')} |",
     ]
-    head = (
-        f"### {name}: {s['files']:,} .md files, {s['bytes'] / 1e6:.2f} MB, "
-        f"{s['notes']:,} notes indexed; index {s['index_mb']:.1f} MB; "
-        f"vaultmem import {s['import_s']:.2f}s\n"
-    )
+    head = (f"### {name}: {s['files']:,} .md files, {s['bytes'] / 1e6:.2f} MB, "
+            f"{s['notes']:,} notes indexed; index {s['index_mb']:.1f} MB; "
+            f"vaultmem import {s['import_s']:.2f}s\n")
     return head + "\n" + "\n".join(rows)
 
 
@@ -169,13 +158,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--datasets", default="mdn,kepano")
-    ap.add_argument(
-        "--mdn-dir",
-        type=Path,
-        default=DEFAULT_MDN_DIR,
-        help="where MDN is (or gets) extracted; the vault is DIR/files "
-        f"(default {DEFAULT_MDN_DIR})",
-    )
+    ap.add_argument("--mdn-dir", type=Path, default=DEFAULT_MDN_DIR,
+                    help="where MDN is (or gets) extracted; the vault is DIR/files "
+                    f"(default {DEFAULT_MDN_DIR})")
     args = ap.parse_args()
     code = snapshot_code()
     machine = machine_info()
@@ -189,44 +174,28 @@ def main() -> None:
                 with tempfile.TemporaryDirectory(prefix=f"reindex-{name}-", dir=WORK) as tmp:
                     r = one_run(run, root, edit, Path(tmp))
                 runs.append(r)
-                print(
-                    f"[{name} run {run}/{args.runs}] cold {r['cold']['seconds']:.2f}s "
-                    f"({r['cold']['notes_per_s']:.0f} notes/s, "
-                    f"{r['cold']['peak_rss_mb']:.0f} MB) "
-                    f"noop {r['noop']['seconds']:.3f}s edit {r['edit']['seconds']:.3f}s "
-                    f"baseline {r['baseline']['seconds']:.2f}s "
-                    f"floor {r['floor']['seconds']:.2f}s "
-                    f"walk+stat {r['walkstat']['seconds']:.2f}s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                print(f"[{name} run {run}/{args.runs}] cold {r['cold']['seconds']:.2f}s "
+                      f"({r['cold']['notes_per_s']:.0f} notes/s, "
+                      f"{r['cold']['peak_rss_mb']:.0f} MB) "
+                      f"noop {r['noop']['seconds']:.3f}s edit {r['edit']['seconds']:.3f}s "
+                      f"baseline {r['baseline']['seconds']:.2f}s "
+                      f"floor {r['floor']['seconds']:.2f}s "
+                      f"walk+stat {r['walkstat']['seconds']:.2f}s",
+                      file=sys.stderr, flush=True)
         finally:
             edit.write_bytes(original)  # leave the private copy as extracted
         summary = summarise(runs)
         targets = name == "mdn"
         if targets:
-            summary["targets"] = {
-                m: {
-                    "target": f"{op} {lim:g}",
-                    "value": summary[m],
-                    "met": verdict(m, summary[m]) == "met",
-                }
-                for m, (op, lim) in TARGETS.items()
-            }
-        out = write_json(
-            f"reindex-{name}.json",
-            {
-                "dataset": name,
-                "vault": str(root),
-                "edited_note": str(edit.relative_to(root)),
-                "runs": args.runs,
-                "machine": machine,
-                "code": code,
-                "summary": summary,
-                "raw": runs,
-                "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-            },
-        )
+            summary["targets"] = {m: {"target": f"{op} {lim:g}", "value": summary[m],
+                                      "met": verdict(m, summary[m]) == "met"}
+                                  for m, (op, lim) in TARGETS.items()}
+        out = write_json(f"reindex-{name}.json", {
+            "dataset": name, "vault": str(root), "edited_note": str(edit.relative_to(root)),
+            "runs": args.runs, "machine": machine, "code": code,
+            "summary": summary, "raw": runs,
+            "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        })
         print(table(name, summary, targets))
         print(f"\n(median of {args.runs} runs; JSON: {out.relative_to(ROOT)})\n")
 

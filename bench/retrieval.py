@@ -95,29 +95,21 @@ RETRIEVERS = ("vaultmem", *REFERENCES)
 # Figures the issue gives for the references on this machine (all LoCoMo questions; SciFact
 # test). The run warns when its own references are further than TOLERANCE from them.
 EXPECTED = {
-    "locomo": {
-        "fts5": {"recall@5": 0.860, "mrr": 0.781},
-        "wordllama": {"recall@5": 0.686},
-        "rrf": {"recall@5": 0.832},
-    },
-    "scifact": {
-        "fts5": {"ndcg@10": 0.690},
-        "wordllama": {"ndcg@10": 0.542},
-        "rrf": {"ndcg@10": 0.667},
-    },
+    "locomo": {"fts5": {"recall@5": 0.860, "mrr": 0.781},
+               "wordllama": {"recall@5": 0.686},
+               "rrf": {"recall@5": 0.832}},
+    "scifact": {"fts5": {"ndcg@10": 0.690},
+                "wordllama": {"ndcg@10": 0.542},
+                "rrf": {"ndcg@10": 0.667}},
 }
 TOLERANCE = 0.01
 
 # SCHEMA.md's names (mem0's mapping, matches the paper's category sizes), and the labels
 # basic-memory's converter gives the same integers (a different, shifted naming).
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-BM_CATEGORY_LABELS = {
-    1: "single_hop",
-    2: "multi_hop",
-    3: "temporal",
-    4: "open_domain",
-    5: "adversarial",
-}
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
+              5: "adversarial"}
+BM_CATEGORY_LABELS = {1: "single_hop", 2: "multi_hop", 3: "temporal", 4: "open_domain",
+                      5: "adversarial"}
 
 WORD_RE = re.compile(r"\w+")
 EVIDENCE_RE = re.compile(r"D:?(\d+):(\d+)")  # tolerant: finds every id in "D8:6; D9:17" etc.
@@ -142,9 +134,8 @@ def hit_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
     return 1.0 if any(doc in relevant for doc in ranked[:k]) else 0.0
 
 
-def reciprocal_rank(
-    ranked: Sequence[str], relevant: Collection[str], k: int | None = None
-) -> float:
+def reciprocal_rank(ranked: Sequence[str], relevant: Collection[str],
+                    k: int | None = None) -> float:
     """1 / rank of the first relevant document within the top k (all of `ranked` if k is None)."""
     for rank, doc in enumerate(ranked[:k] if k is not None else ranked, start=1):
         if doc in relevant:
@@ -152,32 +143,26 @@ def reciprocal_rank(
     return 0.0
 
 
-def ndcg_at_k(
-    ranked: Sequence[str], qrels: Mapping[str, int], k: int, gain: str = "linear"
-) -> float:
+def ndcg_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int,
+              gain: str = "linear") -> float:
     """nDCG@k with graded judgements, as trec_eval / pytrec_eval (BEIR) compute it.
 
     DCG = sum over the top k of gain(rel) / log2(rank + 1); IDCG is the DCG of the judged
     documents sorted by grade. gain "linear" is rel (trec_eval, BEIR); "exp" is 2**rel - 1.
     Grades <= 0 count as not relevant. `ranked` holds each document at most once.
     """
-
     def g(rel: int) -> float:
-        return float(rel) if gain == "linear" else float(2**rel - 1)
+        return float(rel) if gain == "linear" else float(2 ** rel - 1)
 
-    dcg = sum(
-        g(qrels[doc]) / math.log2(rank + 1)
-        for rank, doc in enumerate(ranked[:k], start=1)
-        if qrels.get(doc, 0) > 0
-    )
+    dcg = sum(g(qrels[doc]) / math.log2(rank + 1)
+              for rank, doc in enumerate(ranked[:k], start=1) if qrels.get(doc, 0) > 0)
     ideal = sorted((rel for rel in qrels.values() if rel > 0), reverse=True)[:k]
     idcg = sum(g(rel) / math.log2(rank + 1) for rank, rel in enumerate(ideal, start=1))
     return dcg / idcg if idcg > 0 else 0.0
 
 
-def rrf(
-    rankings: Sequence[Sequence[str]], k: int = RRF_K, weights: Sequence[float] | None = None
-) -> list[str]:
+def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K,
+        weights: Sequence[float] | None = None) -> list[str]:
     """Reciprocal rank fusion: score(d) = sum_i w_i / (k + rank_i(d)), ranks from 1.
 
     Ties go to the document with the better best rank, then to the earlier list.
@@ -255,7 +240,7 @@ def chunk_text(text: str, size: int = CHUNK_CHARS) -> list[str]:
 def split_note(text: str) -> str:
     """The note without its front matter."""
     m = FRONT_MATTER_RE.match(text)
-    return text[m.end() :] if m else text
+    return text[m.end():] if m else text
 
 
 def embedder_slug(spec: str) -> str:
@@ -295,50 +280,26 @@ def load_locomo(captions: bool) -> Dataset:
     samples = json.loads(require(LOCOMO_JSON, "LoCoMo").read_text(encoding="utf-8"))
     notes: dict[str, str] = {}
     queries: list[Query] = []
-    stats = {
-        "conversations": 0,
-        "sessions": 0,
-        "turns": 0,
-        "image_turns": 0,
-        "captions_included": captions,
-    }
-    gt_notes = {
-        "no_evidence": [],
-        "malformed_ids": [],
-        "missing_session": [],
-        "unknown_turn_kept_session": [],
-        "differs_from_basic_memory_parse": [],
-    }
+    stats = {"conversations": 0, "sessions": 0, "turns": 0, "image_turns": 0,
+             "captions_included": captions}
+    gt_notes = {"no_evidence": [], "malformed_ids": [], "missing_session": [],
+                "unknown_turn_kept_session": [], "differs_from_basic_memory_parse": []}
     for sample in samples:
         sid = sample["sample_id"]
         conv = sample["conversation"]
         stats["conversations"] += 1
         session_path: dict[int, str] = {}
-        turn_ids = {
-            tuple(int(x) for x in m.groups())
-            for k, v in conv.items()
-            if isinstance(v, list)
-            for t in v
-            if (m := re.fullmatch(r"D(\d+):(\d+)", str(t.get("dia_id", ""))))
-        }
-        numbers = sorted(
-            int(k.split("_")[1])
-            for k, v in conv.items()
-            if re.fullmatch(r"session_\d+", k) and isinstance(v, list)
-        )
+        turn_ids = {tuple(int(x) for x in m.groups())
+                    for k, v in conv.items() if isinstance(v, list)
+                    for t in v if (m := re.fullmatch(r"D(\d+):(\d+)", str(t.get("dia_id", ""))))}
+        numbers = sorted(int(k.split("_")[1]) for k, v in conv.items()
+                         if re.fullmatch(r"session_\d+", k) and isinstance(v, list))
         for n in numbers:
             when_raw = conv.get(f"session_{n}_date_time", "")
             when = locomo_date(when_raw)
             rel = f"{sid}/session-{n:02d} {when:%Y-%m-%d}.md"
-            lines = [
-                "---",
-                f"date: {when:%Y-%m-%d}",
-                f'date_time: "{when_raw}"',
-                f"conversation: {sid}",
-                f"session: {n}",
-                "---",
-                "",
-            ]
+            lines = ["---", f"date: {when:%Y-%m-%d}", f'date_time: "{when_raw}"',
+                     f"conversation: {sid}", f"session: {n}", "---", ""]
             for turn in conv[f"session_{n}"]:
                 text = " ".join(str(turn.get("text", "")).split())
                 caption = " ".join(str(turn.get("blip_caption") or "").split())
@@ -359,15 +320,10 @@ def load_locomo(captions: bool) -> Dataset:
             if not ev:
                 gt_notes["no_evidence"].append(qid)
             if any(not re.fullmatch(r"D\d+:\d+", str(e)) for e in ev):
-                gt_notes["malformed_ids"].append(
-                    {"q": qid, "evidence": ev, "sessions": sorted(sessions)}
-                )
-            unknown = [
-                f"D{a}:{b}"
-                for e in ev
-                for a, b in EVIDENCE_RE.findall(str(e))
-                if (int(a), int(b)) not in turn_ids and int(a) in session_path
-            ]
+                gt_notes["malformed_ids"].append({"q": qid, "evidence": ev,
+                                                  "sessions": sorted(sessions)})
+            unknown = [f"D{a}:{b}" for e in ev for a, b in EVIDENCE_RE.findall(str(e))
+                       if (int(a), int(b)) not in turn_ids and int(a) in session_path]
             if unknown:
                 gt_notes["unknown_turn_kept_session"].append({"q": qid, "ids": unknown})
             missing = sorted(s for s in sessions if s not in session_path)
@@ -377,22 +333,11 @@ def load_locomo(captions: bool) -> Dataset:
             relevant = {session_path[s]: 1 for s in sorted(sessions) if s in session_path}
             if bm_sessions != {s for s in sessions if s in session_path}:
                 gt_notes["differs_from_basic_memory_parse"].append(
-                    {
-                        "q": qid,
-                        "evidence": ev,
-                        "ours": sorted(sessions),
-                        "basic_memory": sorted(bm_sessions),
-                    }
-                )
-            queries.append(
-                Query(
-                    qid,
-                    str(qa["question"]).strip(),
-                    relevant,
-                    int(qa["category"]),
-                    {"bm_relevant": sorted(session_path[s] for s in bm_sessions)},
-                )
-            )
+                    {"q": qid, "evidence": ev, "ours": sorted(sessions),
+                     "basic_memory": sorted(bm_sessions)})
+            queries.append(Query(
+                qid, str(qa["question"]).strip(), relevant, int(qa["category"]),
+                {"bm_relevant": sorted(session_path[s] for s in bm_sessions)}))
     stats["ground_truth"] = gt_notes
     return Dataset("locomo-captions" if captions else "locomo", notes, queries, stats)
 
@@ -420,10 +365,8 @@ def load_scifact() -> Dataset:
             if q["_id"] in qrels:
                 queries.append(Query(q["_id"], q["text"], qrels[q["_id"]]))
     if len(queries) != len(qrels):
-        die(
-            f"SciFact: {len(qrels)} judged test queries but {len(queries)} found in "
-            "queries.test.jsonl"
-        )
+        die(f"SciFact: {len(qrels)} judged test queries but {len(queries)} found in "
+            "queries.test.jsonl")
     return Dataset("scifact", notes, queries, {"abstracts": len(notes)})
 
 
@@ -435,12 +378,9 @@ def load_longmemeval() -> Dataset:
     path_of: dict[str, str] = {}
     queries: list[Query] = []
     for record in records:
-        for sid, session, when_raw in zip(
-            record["haystack_session_ids"],
-            record["haystack_sessions"],
-            record["haystack_dates"],
-            strict=True,
-        ):
+        for sid, session, when_raw in zip(record["haystack_session_ids"],
+                                          record["haystack_sessions"],
+                                          record["haystack_dates"], strict=True):
             if sid in path_of:
                 continue
             when = datetime.strptime(when_raw.split(" (")[0], "%Y/%m/%d")
@@ -453,15 +393,9 @@ def load_longmemeval() -> Dataset:
             notes[rel] = "\n".join(lines).rstrip() + "\n"
             path_of[sid] = rel
         relevant = {path_of[s]: 1 for s in record["answer_session_ids"] if s in path_of}
-        queries.append(
-            Query(
-                record["question_id"],
-                str(record["question"]).strip(),
-                relevant,
-                None,
-                {"bm_relevant": sorted(relevant), "type": record["question_type"]},
-            )
-        )
+        queries.append(Query(record["question_id"], str(record["question"]).strip(), relevant,
+                             None, {"bm_relevant": sorted(relevant),
+                                    "type": record["question_type"]}))
     return Dataset("longmemeval", notes, queries, {"sessions": len(notes)})
 
 
@@ -507,14 +441,11 @@ class Fts5Reference:
         import sqlean as sqlite3
 
         self.conn = sqlite3.connect(":memory:")
-        self.conn.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body,"
-            f" tokenize = '{FTS_TOKENIZER}')"
-        )
+        self.conn.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body,"
+                          f" tokenize = '{FTS_TOKENIZER}')")
         self.conn.executemany(
             "INSERT INTO docs(path, title, body) VALUES (?, ?, ?)",
-            [(rel, Path(rel).stem, text) for rel, text in notes.items()],
-        )
+            [(rel, Path(rel).stem, text) for rel, text in notes.items()])
         self.conn.commit()
 
     def __call__(self, query: str, k: int = DEEP_K) -> list[str]:
@@ -522,8 +453,7 @@ class Fts5Reference:
         if not match:
             return []
         rows = self.conn.execute(
-            "SELECT path FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT ?", (match, k)
-        )
+            "SELECT path FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT ?", (match, k))
         return [r[0] for r in rows]
 
 
@@ -579,35 +509,24 @@ def timed(rank: Ranker, queries: Sequence[Query]) -> tuple[list[list[str]], list
 
 
 def latency(ms: Sequence[float]) -> dict[str, float]:
-    return {
-        "p50_ms": percentile(list(ms), 50),
-        "p95_ms": percentile(list(ms), 95),
-        "mean_ms": mean(ms),
-        "max_ms": max(ms),
-    }
+    return {"p50_ms": percentile(list(ms), 50), "p95_ms": percentile(list(ms), 95),
+            "mean_ms": mean(ms), "max_ms": max(ms)}
 
 
 def locomo_scores(ranked: Sequence[str], q: Query) -> dict[str, float]:
     rel = q.relevant
     bm = q.meta["bm_relevant"]
-    return {
-        "recall@5": recall_at_k(ranked, rel, 5),
-        "recall@10": recall_at_k(ranked, rel, 10),
-        "hit@5": hit_at_k(ranked, rel, 5),
-        "hit@10": hit_at_k(ranked, rel, 10),
-        "mrr": reciprocal_rank(ranked, rel, TOP_K),
-        "bm_recall@5": recall_at_k(ranked, bm, 5),
-        "bm_mrr": reciprocal_rank(ranked, bm, TOP_K),
-    }
+    return {"recall@5": recall_at_k(ranked, rel, 5), "recall@10": recall_at_k(ranked, rel, 10),
+            "hit@5": hit_at_k(ranked, rel, 5), "hit@10": hit_at_k(ranked, rel, 10),
+            "mrr": reciprocal_rank(ranked, rel, TOP_K),
+            "bm_recall@5": recall_at_k(ranked, bm, 5), "bm_mrr": reciprocal_rank(ranked, bm, TOP_K)}
 
 
 def scifact_scores(ranked: Sequence[str], q: Query, deep: Sequence[str]) -> dict[str, float]:
-    return {
-        "ndcg@10": ndcg_at_k(ranked, q.relevant, TOP_K),
-        "recall@10": recall_at_k(ranked, q.relevant, TOP_K),
-        "recall@100": recall_at_k(deep, q.relevant, DEEP_K),
-        "mrr@10": reciprocal_rank(ranked, q.relevant, TOP_K),
-    }
+    return {"ndcg@10": ndcg_at_k(ranked, q.relevant, TOP_K),
+            "recall@10": recall_at_k(ranked, q.relevant, TOP_K),
+            "recall@100": recall_at_k(deep, q.relevant, DEEP_K),
+            "mrr@10": reciprocal_rank(ranked, q.relevant, TOP_K)}
 
 
 def aggregate(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
@@ -626,36 +545,25 @@ def prepare_vaultmem(ds: Dataset, root: Path, index: Path, full: bool) -> tuple[
     try:
         report = vault.reindex()
     except Exception as exc:  # e.g. an index from an older schema: start over
-        print(
-            f"  vaultmem reindex failed ({type(exc).__name__}: {exc}); rebuilding", file=sys.stderr
-        )
+        print(f"  vaultmem reindex failed ({type(exc).__name__}: {exc}); rebuilding",
+              file=sys.stderr)
         vault = Vault(root, index)
         report = vault.reindex(full=True)
     seconds = time.perf_counter() - started
-    info = {
-        "notes": report.notes,
-        "changed": report.changed,
-        "reindex_s": seconds,
-        "index_mb": sum(p.stat().st_size for p in index.parent.glob(index.name + "*")) / 1e6,
-        "full_rebuild": full,
-        "search_signature": str(inspect.signature(Vault.search)),
-    }
+    info = {"notes": report.notes, "changed": report.changed, "reindex_s": seconds,
+            "index_mb": sum(p.stat().st_size for p in index.parent.glob(index.name + "*")) / 1e6,
+            "full_rebuild": full, "search_signature": str(inspect.signature(Vault.search))}
     mode_param = inspect.signature(Vault.search).parameters.get("mode")
-    info["default_mode"] = (
-        mode_param.default
-        if mode_param is not None and mode_param.default is not inspect.Parameter.empty
-        else None
-    )
+    info["default_mode"] = (mode_param.default if mode_param is not None
+                            and mode_param.default is not inspect.Parameter.empty else None)
     emb = getattr(report, "embeddings", None)  # vaultmem with vectors: what reindex embedded
     if emb is not None:
         info["embeddings"] = dataclasses.asdict(emb) if dataclasses.is_dataclass(emb) else str(emb)
         if getattr(emb, "notice", None):
             print(f"  vaultmem: {emb.notice}", file=sys.stderr)
     if report.notes != len(ds.notes):
-        print(
-            f"  warning: vaultmem indexed {report.notes} notes, the vault has {len(ds.notes)}",
-            file=sys.stderr,
-        )
+        print(f"  warning: vaultmem indexed {report.notes} notes, the vault has "
+              f"{len(ds.notes)}", file=sys.stderr)
     return vault, info
 
 
@@ -668,27 +576,16 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
     root, index = base / "vault", base / "index.db"
     wrote = write_vault(root, ds.notes)
     queries = subsample(ds.queries, args.limit_queries)
-    print(
-        f"[{ds.name}] {len(ds.notes):,} notes ({wrote['written']} written, "
-        f"{wrote['removed']} removed), {len(queries):,} queries",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"[{ds.name}] {len(ds.notes):,} notes ({wrote['written']} written, "
+          f"{wrote['removed']} removed), {len(queries):,} queries", file=sys.stderr, flush=True)
 
     vault, vm_info = prepare_vaultmem(ds, root, index, args.reindex)
     emb = vm_info.get("embeddings")
-    print(
-        f"  vaultmem reindex: {vm_info['changed']} notes (re)indexed in "
-        f"{vm_info['reindex_s']:.1f}s"
-        + (
-            f"; vectors: {emb.get('embedded')} embedded, {emb.get('reused')} reused "
-            f"({emb.get('model')})"
-            if isinstance(emb, dict)
-            else ""
-        ),
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"  vaultmem reindex: {vm_info['changed']} notes (re)indexed in "
+          f"{vm_info['reindex_s']:.1f}s"
+          + (f"; vectors: {emb.get('embedded')} embedded, {emb.get('reused')} reused "
+             f"({emb.get('model')})" if isinstance(emb, dict) else ""),
+          file=sys.stderr, flush=True)
     search_kwargs: dict[str, Any] = {"mode": args.mode} if args.mode else {}
 
     notes = {p: (root / p).read_text(encoding="utf-8") for p in ds.notes}  # what vaultmem saw
@@ -698,17 +595,10 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
         build = {"fts5_build_s": time.perf_counter() - t}
         t = time.perf_counter()
         wl = WordllamaReference(notes)
-        build |= {
-            "wordllama_build_s": time.perf_counter() - t,
-            "wordllama_embed_s": wl.embed_s,
-            "wordllama_chunks": wl.chunks,
-        }
-        print(
-            f"  references: fts5 {build['fts5_build_s']:.1f}s, wordllama {wl.chunks:,} "
-            f"pieces in {build['wordllama_build_s']:.1f}s",
-            file=sys.stderr,
-            flush=True,
-        )
+        build |= {"wordllama_build_s": time.perf_counter() - t, "wordllama_embed_s": wl.embed_s,
+                  "wordllama_chunks": wl.chunks}
+        print(f"  references: fts5 {build['fts5_build_s']:.1f}s, wordllama {wl.chunks:,} "
+              f"pieces in {build['wordllama_build_s']:.1f}s", file=sys.stderr, flush=True)
         blas = [{k: i.get(k) for k in ("internal_api", "num_threads")} for i in threadpool_info()]
 
         def vm(q: str, limit: int = TOP_K) -> list[str]:
@@ -729,21 +619,15 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
         for name, rank in (("vaultmem", vm), ("fts5", fts), ("wordllama", wl)):
             t = time.perf_counter()
             rankings[name], times[name] = timed(rank, queries)
-            print(
-                f"  {name}: {len(queries)} queries in {time.perf_counter() - t:.1f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(f"  {name}: {len(queries)} queries in {time.perf_counter() - t:.1f}s",
+                  file=sys.stderr, flush=True)
         t = time.perf_counter()
-        rankings["rrf"] = [
-            rrf([f[:DEEP_K], w[:DEEP_K]])
-            for f, w in zip(rankings["fts5"], rankings["wordllama"], strict=True)
-        ]
+        rankings["rrf"] = [rrf([f[:DEEP_K], w[:DEEP_K]])
+                           for f, w in zip(rankings["fts5"], rankings["wordllama"], strict=True)]
         # RRF latency = fusion only; add fts5 + wordllama for the end-to-end cost
         fuse_ms = (time.perf_counter() - t) * 1000 / max(1, len(queries))
-        times["rrf"] = [
-            a + b + fuse_ms for a, b in zip(times["fts5"], times["wordllama"], strict=True)
-        ]
+        times["rrf"] = [a + b + fuse_ms for a, b in zip(times["fts5"], times["wordllama"],
+                                                        strict=True)]
         deep_vm: list[list[str]] | None = None
         if ds.name.startswith("scifact"):
             deep_vm, _ = timed(lambda s: vm(s, DEEP_K), queries)
@@ -772,46 +656,26 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
         if ds.name.startswith("locomo"):
             by_cat: dict[str, Any] = {}
             for cat in sorted(CATEGORIES):
-                rows = [
-                    s for s, q in zip(per_retriever[r], queries, strict=True) if q.category == cat
-                ]
+                rows = [s for s, q in zip(per_retriever[r], queries, strict=True)
+                        if q.category == cat]
                 by_cat[str(cat)] = aggregate(rows)
             summary[r]["by_category"] = by_cat
             summary[r]["categories_1_4"] = aggregate(
-                [s for s, q in zip(per_retriever[r], queries, strict=True) if q.category != 5]
-            )
+                [s for s, q in zip(per_retriever[r], queries, strict=True) if q.category != 5])
         if ds.name.startswith("longmemeval"):
             types = sorted({q.meta["type"] for q in queries})
             summary[r]["by_type"] = {
-                t: aggregate(
-                    [
-                        s
-                        for s, q in zip(per_retriever[r], queries, strict=True)
-                        if q.meta["type"] == t
-                    ]
-                )
-                for t in types
-            }
+                t: aggregate([s for s, q in zip(per_retriever[r], queries, strict=True)
+                              if q.meta["type"] == t]) for t in types}
     checks = check_expected(ds.name, summary, args.limit_queries is None)
     return {
-        "dataset": ds.name,
-        "vault": str(root),
-        "index": str(index),
-        "mode": args.mode,
-        "search_kwargs": search_kwargs,
-        "limit": TOP_K,
+        "dataset": ds.name, "vault": str(root), "index": str(index),
+        "mode": args.mode, "search_kwargs": search_kwargs, "limit": TOP_K,
         "vaultmem_mode": args.mode or vm_info["default_mode"],
-        "queries": len(queries),
-        "queries_total": len(ds.queries),
-        "limit_queries": args.limit_queries,
-        "notes": len(ds.notes),
-        "notes_info": ds.notes_info,
-        "vault_write": wrote,
-        "vaultmem_index": vm_info,
-        "reference_build": build,
-        "blas_threadpools": blas,
-        "summary": summary,
-        "expected_references": checks,
+        "queries": len(queries), "queries_total": len(ds.queries),
+        "limit_queries": args.limit_queries, "notes": len(ds.notes), "notes_info": ds.notes_info,
+        "vault_write": wrote, "vaultmem_index": vm_info, "reference_build": build,
+        "blas_threadpools": blas, "summary": summary, "expected_references": checks,
         "seconds": time.perf_counter() - started_all,
     }, per_query
 
@@ -822,22 +686,11 @@ def check_expected(name: str, summary: Mapping[str, Any], full_set: bool) -> lis
         for metric, want in metrics.items():
             got = summary[ref]["all"][metric]
             ok = abs(got - want) <= TOLERANCE
-            out.append(
-                {
-                    "retriever": ref,
-                    "metric": metric,
-                    "expected": want,
-                    "got": got,
-                    "within_tolerance": ok,
-                    "full_query_set": full_set,
-                }
-            )
+            out.append({"retriever": ref, "metric": metric, "expected": want, "got": got,
+                        "within_tolerance": ok, "full_query_set": full_set})
             if not ok and full_set:
-                print(
-                    f"warning: {name} {ref} {metric} = {got:.3f}, the issue says {want:.3f} "
-                    f"(off by more than {TOLERANCE})",
-                    file=sys.stderr,
-                )
+                print(f"warning: {name} {ref} {metric} = {got:.3f}, the issue says {want:.3f} "
+                      f"(off by more than {TOLERANCE})", file=sys.stderr)
     return out
 
 
@@ -846,16 +699,9 @@ def check_expected(name: str, summary: Mapping[str, Any], full_set: bool) -> lis
 
 def label(r: str, mode: str | None) -> str:
     """mode: the mode vaultmem searched in (given, or its default), None for older vaultmem."""
-    return (
-        f"vaultmem ({mode})"
-        if r == "vaultmem" and mode
-        else {
-            "vaultmem": "vaultmem",
-            "fts5": "ref: FTS5 bm25 (OR)",
-            "wordllama": "ref: wordllama",
-            "rrf": "ref: RRF(fts5, wordllama)",
-        }[r]
-    )
+    return f"vaultmem ({mode})" if r == "vaultmem" and mode else {
+        "vaultmem": "vaultmem", "fts5": "ref: FTS5 bm25 (OR)", "wordllama": "ref: wordllama",
+        "rrf": "ref: RRF(fts5, wordllama)"}[r]
 
 
 def expected_note(name: str, r: str, metric: str) -> str:
@@ -865,28 +711,20 @@ def expected_note(name: str, r: str, metric: str) -> str:
 
 def print_locomo(res: dict) -> None:
     s, name, mode = res["summary"], res["dataset"], res["vaultmem_mode"]
-    print(
-        f"### {name}: {res['notes']} session notes, {res['queries']:,} questions"
-        f"{' (subset)' if res['limit_queries'] else ''}; top {TOP_K}\n"
-    )
-    print(
-        "recall@k = fraction of the question's evidence sessions in the top k (basic-memory's "
-        "definition); hit@k = any evidence session in the top k; MRR over the top 10. "
-        "Averaged over all questions (no evidence = 0). Issue figures in brackets.\n"
-    )
-    print(
-        "| retriever | recall@5 | recall@10 | hit@5 | hit@10 | MRR | cat 1-4 recall@5 | "
-        "cat 1-4 MRR | p50 ms | p95 ms |"
-    )
+    print(f"### {name}: {res['notes']} session notes, {res['queries']:,} questions"
+          f"{' (subset)' if res['limit_queries'] else ''}; top {TOP_K}\n")
+    print("recall@k = fraction of the question's evidence sessions in the top k (basic-memory's "
+          "definition); hit@k = any evidence session in the top k; MRR over the top 10. "
+          "Averaged over all questions (no evidence = 0). Issue figures in brackets.\n")
+    print("| retriever | recall@5 | recall@10 | hit@5 | hit@10 | MRR | cat 1-4 recall@5 | "
+          "cat 1-4 MRR | p50 ms | p95 ms |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in RETRIEVERS:
         a, h, lat = s[r]["all"], s[r]["categories_1_4"], s[r]["latency"]
-        print(
-            f"| {label(r, mode)} | {a['recall@5']:.3f}{expected_note(name, r, 'recall@5')} | "
-            f"{a['recall@10']:.3f} | {a['hit@5']:.3f} | {a['hit@10']:.3f} | "
-            f"{a['mrr']:.3f}{expected_note(name, r, 'mrr')} | {h['recall@5']:.3f} | "
-            f"{h['mrr']:.3f} | {lat['p50_ms']:.2f} | {lat['p95_ms']:.2f} |"
-        )
+        print(f"| {label(r, mode)} | {a['recall@5']:.3f}{expected_note(name, r, 'recall@5')} | "
+              f"{a['recall@10']:.3f} | {a['hit@5']:.3f} | {a['hit@10']:.3f} | "
+              f"{a['mrr']:.3f}{expected_note(name, r, 'mrr')} | {h['recall@5']:.3f} | "
+              f"{h['mrr']:.3f} | {lat['p50_ms']:.2f} | {lat['p95_ms']:.2f} |")
     print("\nper category: recall@5 / hit@5 / MRR\n")
     print("| category | n | " + " | ".join(label(r, mode) for r in RETRIEVERS) + " |")
     print("|---|---:|" + "---|" * len(RETRIEVERS))
@@ -894,132 +732,79 @@ def print_locomo(res: dict) -> None:
         cells = []
         for r in RETRIEVERS:
             c = s[r]["by_category"][str(cat)]
-            cells.append(
-                f"{c['recall@5']:.3f} / {c['hit@5']:.3f} / {c['mrr']:.3f}" if c["n"] else "–"
-            )
+            cells.append(f"{c['recall@5']:.3f} / {c['hit@5']:.3f} / {c['mrr']:.3f}"
+                         if c["n"] else "–")
         n = s["vaultmem"]["by_category"][str(cat)]["n"]
-        print(
-            f"| {cat} {CATEGORIES[cat]} (basic-memory: {BM_CATEGORY_LABELS[cat]}) | {n} | "
-            + " | ".join(cells)
-            + " |"
-        )
-    cells = [
-        f"{s[r]['categories_1_4']['recall@5']:.3f} / {s[r]['categories_1_4']['hit@5']:.3f}"
-        f" / {s[r]['categories_1_4']['mrr']:.3f}"
-        for r in RETRIEVERS
-    ]
-    print(
-        f"| 1-4 (basic-memory headline) | {s['vaultmem']['categories_1_4']['n']} | "
-        + " | ".join(cells)
-        + " |"
-    )
-    cells = [
-        f"{s[r]['all']['recall@5']:.3f} / {s[r]['all']['hit@5']:.3f} / {s[r]['all']['mrr']:.3f}"
-        for r in RETRIEVERS
-    ]
+        print(f"| {cat} {CATEGORIES[cat]} (basic-memory: {BM_CATEGORY_LABELS[cat]}) | {n} | "
+              + " | ".join(cells) + " |")
+    cells = [f"{s[r]['categories_1_4']['recall@5']:.3f} / {s[r]['categories_1_4']['hit@5']:.3f}"
+             f" / {s[r]['categories_1_4']['mrr']:.3f}" for r in RETRIEVERS]
+    print(f"| 1-4 (basic-memory headline) | {s['vaultmem']['categories_1_4']['n']} | "
+          + " | ".join(cells) + " |")
+    cells = [f"{s[r]['all']['recall@5']:.3f} / {s[r]['all']['hit@5']:.3f} / "
+             f"{s[r]['all']['mrr']:.3f}" for r in RETRIEVERS]
     print(f"| all | {s['vaultmem']['all']['n']} | " + " | ".join(cells) + " |")
     gt = res["notes_info"]["ground_truth"]
-    print(
-        f"\nground truth (full set): {len(gt['no_evidence'])} questions without evidence "
-        f"(score 0); {len(gt['malformed_ids'])} with malformed ids, parsed leniently; "
-        f"{len(gt['missing_session'])} name a session that does not exist (dropped); "
-        f"{len(gt['unknown_turn_kept_session'])} name a turn that does not exist in a session "
-        "that does (session kept); "
-        f"{len(gt['differs_from_basic_memory_parse'])} differ from basic-memory's parse "
-        "(recall@5 / MRR with its parse: "
-        + ", ".join(
-            f"{r} {s[r]['all']['bm_recall@5']:.3f} / {s[r]['all']['bm_mrr']:.3f}"
-            for r in RETRIEVERS
-        )
-        + ")"
-    )
+    print(f"\nground truth (full set): {len(gt['no_evidence'])} questions without evidence "
+          f"(score 0); {len(gt['malformed_ids'])} with malformed ids, parsed leniently; "
+          f"{len(gt['missing_session'])} name a session that does not exist (dropped); "
+          f"{len(gt['unknown_turn_kept_session'])} name a turn that does not exist in a session "
+          "that does (session kept); "
+          f"{len(gt['differs_from_basic_memory_parse'])} differ from basic-memory's parse "
+          "(recall@5 / MRR with its parse: " + ", ".join(
+              f"{r} {s[r]['all']['bm_recall@5']:.3f} / {s[r]['all']['bm_mrr']:.3f}"
+              for r in RETRIEVERS) + ")")
 
 
 def print_scifact(res: dict) -> None:
     s, name, mode = res["summary"], res["dataset"], res["vaultmem_mode"]
-    print(
-        f"### {name}: {res['notes']:,} abstracts, {res['queries']} test queries"
-        f"{' (subset)' if res['limit_queries'] else ''}\n"
-    )
-    print(
-        "nDCG@10 (graded, trec_eval gain); recall@100 of vaultmem from a limit=100 pass. "
-        "Issue figures in brackets.\n"
-    )
+    print(f"### {name}: {res['notes']:,} abstracts, {res['queries']} test queries"
+          f"{' (subset)' if res['limit_queries'] else ''}\n")
+    print("nDCG@10 (graded, trec_eval gain); recall@100 of vaultmem from a limit=100 pass. "
+          "Issue figures in brackets.\n")
     print("| retriever | nDCG@10 | recall@10 | recall@100 | MRR@10 | p50 ms | p95 ms |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in RETRIEVERS:
         a, lat = s[r]["all"], s[r]["latency"]
-        print(
-            f"| {label(r, mode)} | {a['ndcg@10']:.3f}{expected_note(name, r, 'ndcg@10')} | "
-            f"{a['recall@10']:.3f} | {a['recall@100']:.3f} | {a['mrr@10']:.3f} | "
-            f"{lat['p50_ms']:.2f} | {lat['p95_ms']:.2f} |"
-        )
+        print(f"| {label(r, mode)} | {a['ndcg@10']:.3f}{expected_note(name, r, 'ndcg@10')} | "
+              f"{a['recall@10']:.3f} | {a['recall@100']:.3f} | {a['mrr@10']:.3f} | "
+              f"{lat['p50_ms']:.2f} | {lat['p95_ms']:.2f} |")
 
 
 def print_longmemeval(res: dict) -> None:
     s, mode = res["summary"], res["vaultmem_mode"]
-    print(
-        f"### {res['dataset']} (oracle, pooled): {res['notes']} session notes, "
-        f"{res['queries']} questions{' (subset)' if res['limit_queries'] else ''}\n"
-    )
+    print(f"### {res['dataset']} (oracle, pooled): {res['notes']} session notes, "
+          f"{res['queries']} questions{' (subset)' if res['limit_queries'] else ''}\n")
     print("| retriever | recall@5 | recall@10 | hit@5 | MRR | p50 ms |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in RETRIEVERS:
         a, lat = s[r]["all"], s[r]["latency"]
-        print(
-            f"| {label(r, mode)} | {a['recall@5']:.3f} | {a['recall@10']:.3f} | "
-            f"{a['hit@5']:.3f} | {a['mrr']:.3f} | {lat['p50_ms']:.2f} |"
-        )
+        print(f"| {label(r, mode)} | {a['recall@5']:.3f} | {a['recall@10']:.3f} | "
+              f"{a['hit@5']:.3f} | {a['mrr']:.3f} | {lat['p50_ms']:.2f} |")
     print("\nrecall@5 by question type:\n")
     types = list(s["vaultmem"]["by_type"])
-    print(
-        "| retriever | "
-        + " | ".join(f"{t} ({s['vaultmem']['by_type'][t]['n']})" for t in types)
-        + " |"
-    )
+    print("| retriever | " + " | ".join(f"{t} ({s['vaultmem']['by_type'][t]['n']})"
+                                         for t in types) + " |")
     print("|---|" + "---:|" * len(types))
     for r in RETRIEVERS:
-        print(
-            f"| {label(r, mode)} | "
-            + " | ".join(f"{s[r]['by_type'][t]['recall@5']:.3f}" for t in types)
-            + " |"
-        )
+        print(f"| {label(r, mode)} | " + " | ".join(
+            f"{s[r]['by_type'][t]['recall@5']:.3f}" for t in types) + " |")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument(
-        "--datasets",
-        default="locomo,scifact,longmemeval",
-        help="comma-separated: locomo,scifact,longmemeval",
-    )
-    ap.add_argument(
-        "--embedder",
-        default=None,
-        help="vaultmem's embedder spec (default: its default); a vault per embedder",
-    )
-    ap.add_argument(
-        "--mode",
-        default=None,
-        help="passed to Vault.search(..., mode=MODE); omitted when not given",
-    )
-    ap.add_argument(
-        "--limit-queries",
-        type=int,
-        default=None,
-        metavar="N",
-        help="score only N queries, spread evenly over the set (JSON gets -qN)",
-    )
-    ap.add_argument(
-        "--reindex",
-        action="store_true",
-        help="rebuild the vaultmem index from scratch instead of reusing it",
-    )
-    ap.add_argument(
-        "--captions",
-        action="store_true",
-        help="LoCoMo: add the image captions to the turns (vault locomo-captions)",
-    )
+    ap.add_argument("--datasets", default="locomo,scifact,longmemeval",
+                    help="comma-separated: locomo,scifact,longmemeval")
+    ap.add_argument("--embedder", default=None,
+                    help="vaultmem's embedder spec (default: its default); a vault per embedder")
+    ap.add_argument("--mode", default=None,
+                    help="passed to Vault.search(..., mode=MODE); omitted when not given")
+    ap.add_argument("--limit-queries", type=int, default=None, metavar="N",
+                    help="score only N queries, spread evenly over the set (JSON gets -qN)")
+    ap.add_argument("--reindex", action="store_true",
+                    help="rebuild the vaultmem index from scratch instead of reusing it")
+    ap.add_argument("--captions", action="store_true",
+                    help="LoCoMo: add the image captions to the turns (vault locomo-captions)")
     args = ap.parse_args()
     # Before anything imports numpy (vaultmem does): BLAS on one thread from the start too.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -1041,40 +826,26 @@ def main() -> None:
     machine = machine_info()
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     for n in names:
-        ds = (
-            load_locomo(args.captions)
-            if n == "locomo"
-            else load_scifact()
-            if n == "scifact"
-            else load_longmemeval()
-        )
+        ds = (load_locomo(args.captions) if n == "locomo" else load_scifact() if n == "scifact"
+              else load_longmemeval())
         if args.embedder:  # a vault and index per embedder: an index holds one model's vectors
             ds.name = f"{ds.name}-{embedder_slug(args.embedder)}"
         res, per_query = run_dataset(ds, args)
         suffix = (f"-{args.mode}" if args.mode else "") + (
-            f"-q{args.limit_queries}" if args.limit_queries else ""
-        )
+            f"-q{args.limit_queries}" if args.limit_queries else "")
         # per-query rows (scores, latency, top 10 of every retriever) are big: kept beside the
         # vault, out of the tracked results
         rows_path = BENCH_DIR / ds.name / f"per-query{suffix}.jsonl"
         with rows_path.open("w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in per_query)
-        res |= {
-            "per_query_file": str(rows_path),
-            "machine": machine,
-            "code": code,
-            "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        }
+        res |= {"per_query_file": str(rows_path), "machine": machine, "code": code,
+                "when": time.strftime("%Y-%m-%d %H:%M:%S")}
         out = write_json(f"retrieval-{ds.name}{suffix}.json", res)
-        (print_scifact if n == "scifact" else print_locomo if n == "locomo" else print_longmemeval)(
-            res
-        )
-        print(
-            f"\n({res['seconds']:.1f}s; vaultmem index {res['vaultmem_index']['reindex_s']:.1f}s"
-            f" for {res['vaultmem_index']['changed']} changed notes; "
-            f"JSON: {out.relative_to(ROOT)})\n",
-            flush=True,
-        )
+        (print_scifact if n == "scifact" else print_locomo if n == "locomo"
+         else print_longmemeval)(res)
+        print(f"\n({res['seconds']:.1f}s; vaultmem index {res['vaultmem_index']['reindex_s']:.1f}s"
+              f" for {res['vaultmem_index']['changed']} changed notes; "
+              f"JSON: {out.relative_to(ROOT)})\n", flush=True)
     print(f"total {time.perf_counter() - started:.1f}s", file=sys.stderr)
 
 

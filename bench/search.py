@@ -40,20 +40,8 @@ SEED = 42
 N_TITLES = 150
 N_PAIRS = 35
 HOSTILE = [
-    "C++",
-    "foo-bar",
-    '"unbalanced',
-    "AND",
-    "*",
-    "OR",
-    "NOT",
-    "NEAR(fetch request)",
-    "title:array",
-    "(",
-    "a AND (b OR",
-    "don't",
-    "-webkit-box-shadow",
-    '{{jsxref("Array")}}',
+    "C++", "foo-bar", '"unbalanced', "AND", "*", "OR", "NOT", "NEAR(fetch request)",
+    "title:array", "(", "a AND (b OR", "don't", "-webkit-box-shadow", '{{jsxref("Array")}}',
     "^ $ %",
 ]
 TARGET_P50_MS = 10.0
@@ -84,11 +72,8 @@ def make_queries(root: Path, paths: list[str]) -> list[tuple[str, str]]:
         text = Path(p).read_text(encoding="utf-8", errors="replace")
         words.extend(WORD_RE.findall(text.split("\n---", 1)[-1]))
     pairs = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(N_PAIRS)]
-    return (
-        [("title", t) for t in titles]
-        + [("pair", q) for q in pairs]
-        + [("hostile", q) for q in HOSTILE]
-    )
+    return ([("title", t) for t in titles] + [("pair", q) for q in pairs]
+            + [("hostile", q) for q in HOSTILE])
 
 
 def plain_match(text: str, op: str) -> str | None:
@@ -105,17 +90,13 @@ def build_baseline(db: Path, root: Path, paths: list[str]) -> float:
     started = time.perf_counter()
     conn = sqlite3.connect(str(db), isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(
-        "CREATE VIRTUAL TABLE docs USING fts5(path, title, body,"
-        " tokenize = 'porter unicode61 remove_diacritics 2')"
-    )
+    conn.execute("CREATE VIRTUAL TABLE docs USING fts5(path, title, body,"
+                 " tokenize = 'porter unicode61 remove_diacritics 2')")
     conn.execute("BEGIN")
     for p in paths:
         text = Path(p).read_text(encoding="utf-8", errors="replace")
-        conn.execute(
-            "INSERT INTO docs VALUES (?, ?, ?)",
-            (os.path.relpath(p, root), title_of(text) or "", text),
-        )
+        conn.execute("INSERT INTO docs VALUES (?, ?, ?)",
+                     (os.path.relpath(p, root), title_of(text) or "", text))
     conn.execute("COMMIT")
     conn.close()
     return time.perf_counter() - started
@@ -129,12 +110,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--passes", type=int, default=5)
     ap.add_argument("--limit", type=int, default=10)
-    ap.add_argument(
-        "--mode",
-        default="keyword",
-        choices=["keyword", "hybrid", "semantic"],
-        help="vaultmem's search mode (the issue's 10 ms target is for keyword)",
-    )
+    ap.add_argument("--mode", default="keyword", choices=["keyword", "hybrid", "semantic"],
+                    help="vaultmem's search mode (the issue's 10 ms target is for keyword)")
     ap.add_argument("--mdn-dir", type=Path, default=DEFAULT_MDN_DIR)
     ap.add_argument("--rebuild", action="store_true", help="rebuild both indexes from scratch")
     args = ap.parse_args()
@@ -158,21 +135,14 @@ def main() -> None:
     except Exception as exc:  # e.g. an index from an older schema: start over
         print(f"reindex failed ({exc}); rebuilding", file=sys.stderr)
         report = vault.reindex(full=True)
-    print(
-        f"vaultmem index: {report.notes} notes, {report.changed} (re)indexed in "
-        f"{time.perf_counter() - started:.1f}s",
-        file=sys.stderr,
-    )
+    print(f"vaultmem index: {report.notes} notes, {report.changed} (re)indexed in "
+          f"{time.perf_counter() - started:.1f}s", file=sys.stderr)
     if args.rebuild or not base_db.exists():
-        print(
-            f"baseline FTS5 table built in {build_baseline(base_db, root, paths):.1f}s",
-            file=sys.stderr,
-        )
+        print(f"baseline FTS5 table built in {build_baseline(base_db, root, paths):.1f}s",
+              file=sys.stderr)
     base = sqlite3.connect(str(base_db), isolation_level=None)
-    base_sql = (
-        "SELECT path, snippet(docs, 2, char(2), char(3), '…', 24) FROM docs"
-        " WHERE docs MATCH ? ORDER BY rank LIMIT ?"
-    )
+    base_sql = ("SELECT path, snippet(docs, 2, char(2), char(3), '…', 24) FROM docs"
+                " WHERE docs MATCH ? ORDER BY rank LIMIT ?")
 
     queries = make_queries(root, paths)
     assert len(queries) == N_TITLES + N_PAIRS + len(HOSTILE), len(queries)
@@ -195,11 +165,8 @@ def main() -> None:
             n, err = 0, f"{type(exc).__name__}: {exc}"
         return (time.perf_counter() - t) * 1000, n, err
 
-    runners = {
-        "vaultmem": run_vm,
-        "fts_and": lambda q: run_base(q, "AND"),
-        "fts_or": lambda q: run_base(q, "OR"),
-    }
+    runners = {"vaultmem": run_vm, "fts_and": lambda q: run_base(q, "AND"),
+               "fts_or": lambda q: run_base(q, "OR")}
     for _, q in queries:  # warm-up
         for run in runners.values():
             run(q)
@@ -219,76 +186,45 @@ def main() -> None:
         summary[who] = {"all": stats([m for e in per_query for m in e[f"{who}_ms"]])}
         for kind in ("title", "pair", "hostile"):
             summary[who][kind] = stats(
-                [m for e in per_query if e["kind"] == kind for m in e[f"{who}_ms"]]
-            )
+                [m for e in per_query if e["kind"] == kind for m in e[f"{who}_ms"]])
         summary[who]["zero_hit_queries"] = sum(1 for e in per_query if e[f"{who}_hits"] == 0)
-        summary[who]["errors"] = [
-            (e["query"], e[f"{who}_error"]) for e in per_query if e[f"{who}_error"]
-        ]
+        summary[who]["errors"] = [(e["query"], e[f"{who}_error"])
+                                  for e in per_query if e[f"{who}_error"]]
     p50 = summary["vaultmem"]["all"]["p50"]
-    summary["target"] = {
-        "p50_ms": f"<= {TARGET_P50_MS:g}",
-        "value": p50,
-        "met": p50 <= TARGET_P50_MS,
-    }
+    summary["target"] = {"p50_ms": f"<= {TARGET_P50_MS:g}", "value": p50,
+                         "met": p50 <= TARGET_P50_MS}
 
     name = "search-mdn.json" if args.mode == "keyword" else f"search-mdn-{args.mode}.json"
-    out = write_json(
-        name,
-        {
-            "dataset": "mdn",
-            "notes": report.notes,
-            "queries": len(queries),
-            "passes": args.passes,
-            "limit": args.limit,
-            "seed": SEED,
-            "machine": machine,
-            "code": code,
-            "summary": summary,
-            "per_query": per_query,
-            "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        },
-    )
+    out = write_json(name, {
+        "dataset": "mdn", "notes": report.notes, "queries": len(queries), "passes": args.passes,
+        "limit": args.limit, "seed": SEED, "machine": machine, "code": code,
+        "summary": summary,
+        "per_query": per_query, "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+    })
 
-    print(
-        f"### keyword search over MDN ({report.notes:,} notes): {len(queries)} queries × "
-        f"{args.passes} passes after warm-up, limit {args.limit}\n"
-    )
-    print(
-        "| queries | vaultmem p50 / p95 / max ms | baseline FTS5 AND p50 / p95 / max ms "
-        "| baseline FTS5 OR p50 / p95 / max ms |"
-    )
+    print(f"### keyword search over MDN ({report.notes:,} notes): {len(queries)} queries × "
+          f"{args.passes} passes after warm-up, limit {args.limit}\n")
+    print("| queries | vaultmem p50 / p95 / max ms | baseline FTS5 AND p50 / p95 / max ms "
+          "| baseline FTS5 OR p50 / p95 / max ms |")
     print("|---|---:|---:|---:|")
     for kind in ("all", "title", "pair", "hostile"):
-        cells = [
-            f"{s[kind]['p50']:.2f} / {s[kind]['p95']:.2f} / {s[kind]['max']:.2f}"
-            for s in (summary[w] for w in runners)
-        ]
-        print(
-            f"| {kind} ({summary['vaultmem'][kind]['n'] // args.passes}) | "
-            + " | ".join(cells)
-            + " |"
-        )
+        cells = [f"{s[kind]['p50']:.2f} / {s[kind]['p95']:.2f} / {s[kind]['max']:.2f}"
+                 for s in (summary[w] for w in runners)]
+        print(f"| {kind} ({summary['vaultmem'][kind]['n'] // args.passes}) | " + " | ".join(cells)
+              + " |")
     verdict = "met" if p50 <= TARGET_P50_MS else "NOT met"
     print(f"\ntarget p50 <= {TARGET_P50_MS:g} ms: **{verdict}** ({p50:.2f} ms)")
-    print(
-        "zero-hit queries: "
-        + ", ".join(f"{w} {summary[w]['zero_hit_queries']}" for w in runners)
-        + "; errors: "
-        + ", ".join(f"{w} {len(summary[w]['errors'])}" for w in runners)
-    )
+    print("zero-hit queries: " + ", ".join(
+        f"{w} {summary[w]['zero_hit_queries']}" for w in runners) + "; errors: " + ", ".join(
+        f"{w} {len(summary[w]['errors'])}" for w in runners))
 
     def med(e: dict, who: str) -> float:
         return sorted(e[f"{who}_ms"])[args.passes // 2]
 
     slow = sorted(per_query, key=lambda e: -med(e, "vaultmem"))
-    print(
-        "slowest (vaultmem / AND / OR median ms): "
-        + "; ".join(
-            f"{e['query']!r} {med(e, 'vaultmem'):.1f}/{med(e, 'fts_and'):.1f}/{med(e, 'fts_or'):.1f}"
-            for e in slow[:5]
-        )
-    )
+    print("slowest (vaultmem / AND / OR median ms): " + "; ".join(
+        f"{e['query']!r} {med(e, 'vaultmem'):.1f}/{med(e, 'fts_and'):.1f}/{med(e, 'fts_or'):.1f}"
+        for e in slow[:5]))
     print(f"(JSON: {out.relative_to(ROOT)})")
 
 

@@ -43,10 +43,8 @@ def main() -> None:
     while proc.poll() is None:
         peak = max(peak, tree_rss_kb(proc.pid))
         time.sleep(0.05)
-    print(
-        f"peak tree RSS {peak / 1024:.0f} MB over {time.perf_counter() - started:.1f} s "
-        f"(exit {proc.returncode})"
-    )
+    print(f"peak tree RSS {peak / 1024:.0f} MB over {time.perf_counter() - started:.1f} s "
+          f"(exit {proc.returncode})")
 
 
 if __name__ == "__main__":

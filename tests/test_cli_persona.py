@@ -53,10 +53,11 @@ def test_load_prints_the_context_and_a_usage_summary(
     assert result.returncode == 0, result.stderr
     assert result.stdout == load_persona(sample_vault, "work-assistant", 2500).to_markdown()
     assert result.stderr.splitlines() == [
-        "work-assistant: 2,486 of 2,500 chars: persona note 1,343, facts 70, "
-        "working set 1,073 (2 notes)",
-        "left out (5): procedures/firmware-rollback.md, work/projects/Heatwise Gateway.md, "
-        "Maya Chen.md, work/Architecture Decisions.md, work/people/Priya Raman.md",
+        "work-assistant: 2,485 of 2,500 chars: persona note 1,343, facts 70, "
+        "open loops 549, working set 523 (1 note)",
+        "left out (6): work/projects/Tariff Optimizer.md, procedures/firmware-rollback.md, "
+        "work/projects/Heatwise Gateway.md, Maya Chen.md, work/Architecture Decisions.md "
+        "and 1 more",
     ]
     again = run(*indexed, "persona", "load", "work-assistant", "--budget", "2500")
     assert again.stdout == result.stdout  # byte-stable across processes
@@ -71,10 +72,10 @@ def test_load_json(indexed: list[str]) -> None:
         "work-assistant",
         "Work assistant",
         6000,
-        5518,
+        5988,
     )
-    assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 4105}
-    assert [p["kind"] for p in data["parts"]] == ["persona", "facts"] + ["working_set"] * 7
+    assert data["usage"] == {"persona": 1343, "facts": 70, "loops": 549, "working_set": 4026}
+    assert [p["kind"] for p in data["parts"]] == ["persona", "facts", "loops"] + ["working_set"] * 7
     assert data["parts"][0] == {
         "kind": "persona",
         "path": "personas/work-assistant.md",

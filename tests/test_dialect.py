@@ -85,6 +85,19 @@ COMMANDS: dict[str, list[list[str]]] = {
     "gaps": [[], ["--limit", "0"]],
     "persona list": [[]],
     "persona load": [["work-assistant"], ["health-coach", "--budget", "1200"]],
+    "fact get": [["Maya Chen"], ["Maya", "employer"]],
+    "fact history": [["Maya Chen", "home_city"]],
+    "fact list": [[], ["--key", "employer", "--since", "2020-01-01"]],
+    "episodes": [[], ["--since", "last month", "--now", "2026-11-30", "--outcome", "failure"]],
+    "trends": [["Heatwise Gateway", "--granularity", "month"]],
+    "loops": [[], ["--priority", "high", "--now", "2026-11-30"]],
+    "recall": [
+        ["where did we leave off on the tariff optimizer?", "--now", "2026-11-30"],
+        ["heat pump", "--budget", "300"],
+    ],
+    "gate": [["what did Maya say about the tariff bands?", "--now", "2026-11-30"]],
+    "salience": [["--top", "5", "--now", "2026-11-30"]],
+    "prune": [["--now", "2030-01-01"]],  # lists only: --yes would move the sample's notes
     "capture": [[str(ROOT / "tests/fixtures/capture/plain.txt"), "--source", "x", "--dry-run"]],
     "review": [[]],
 }
@@ -93,6 +106,10 @@ NO_JSON = {
     "init": "writes the config; its report is reindex's",
     "gaps fix-aliases": "a write, with a diff to confirm",
     "persona new": "a write",
+    "fact set": "a write; says what it did",
+    "episode add": "a write; says what it did",
+    "loop add": "a write; says what it did",
+    "loop resolve": "a write; says what it did",
     "review accept": "a write; prints what went where",
     "review reject": "a write",
     "review edit": "a write",
@@ -116,6 +133,15 @@ TOOL_CALLS: dict[str, list[dict[str, Any]]] = {
     "knowledge_gaps": [{"limit": 3}],
     "list_personas": [{}],
     "persona_context": [{"slug": "work-assistant", "budget": 1500}],
+    # the same value again: an answer, and nothing written into the committed sample vault
+    "store_fact": [{"entity": "Maya Chen", "key": "employer", "value": "heatwise gmbh"}],
+    "fact_history": [{"entity": "Maya", "key": "home_city"}],
+    "add_episode": [],  # writes a note: its answer is checked in tests/test_memory_writes.py
+    "episodes": [{}, {"since": "2026-11-01", "outcome": "success"}],
+    "open_loops": [{}, {"entity": "Maya Chen", "now": "2026-11-30"}],
+    "resolve_loop": [],  # a write, as add_episode
+    "recall": [{"message": "what's next for the tariff optimizer?", "now": "2026-11-30"}],
+    "gate": [{"message": "hello!"}, {"message": "what did Maya say about the tariff bands?"}],
     # nothing passes the gates in this chat, so nothing is written into the sample vault
     "capture": [{"source": "dialect", "transcript": "Ana: Olá!\nRui: Tudo bem?\n"}],
     "review_queue": [{}],

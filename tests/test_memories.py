@@ -4,16 +4,22 @@ gate, and the planning of every memory write (nothing written here: see test_mem
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import MakeVault
+from tests.fake_model_server import FakeModelServer, unused_url
 from vaultmem import store
 from vaultmem.edit.text import Line
 from vaultmem.errors import ChangedOnDisk, NoteNotFound
+from vaultmem.llm import OllamaLLM
 from vaultmem.memories import apply_edits
 from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, Refused
 from vaultmem.memory.lines import LineEdit
+from vaultmem.memory.lines import apply as reference_apply
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
@@ -127,10 +133,11 @@ def test_entity_that_is_a_folder_or_ambiguous(vault: Vault, make_vault: MakeVaul
 
 
 def test_current_value_outranks_history_yet_history_is_found(make_vault: MakeVault) -> None:
+    fact = "# {}\n\n## Facts\n- employer:: {}\n    - was:: {} (until 2025-01-01)\n"
     v = make_vault(
         {
-            "Old.md": "# Old\n\n## Facts\n- employer:: Heatwise\n    - was:: Zephyrcorp (until 2025-01-01)\n",
-            "Now.md": "# Now\n\n## Facts\n- employer:: Zephyrcorp\n    - was:: Heatwise (until 2025-01-01)\n",
+            "Old.md": fact.format("Old", "Heatwise", "Zephyrcorp"),
+            "Now.md": fact.format("Now", "Zephyrcorp", "Heatwise"),
         }
     )
     v.reindex(embed=False)
@@ -317,3 +324,103 @@ def test_resolve_a_task_checked_in_obsidian_since_listing(vault: Vault) -> None:
     note.write_text(MAYA.replace("- [ ] Send", "- [x] Send"), encoding="utf-8")
     with pytest.raises(LoopChanged, match="already checked"):
         vault.memory.plan_resolve("tariff sheet", TODAY)  # the index still lists it open
+
+
+# --------------------------------------------------------------------------- the gate's model
+
+
+@pytest.fixture
+def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServer]:
+    with FakeModelServer() as fake:
+        monkeypatch.setenv("OLLAMA_URL", fake.url)
+        yield fake
+
+
+def test_the_gate_asks_a_model_and_follows_a_clear_answer(
+    vault: Vault, model: FakeModelServer
+) -> None:
+    model.reply = "NONE"
+    got = vault.memory.gate(
+        "what did we decide with Maya?", NOW, llm=OllamaLLM("llama3.2", model.url)
+    )
+    assert (got.llm, got.decision.verdict, got.notice) == ("no-memory", "no-memory", None)
+    assert got.decision.reasons[-1] == "the model says it needs no memory"
+    assert got.context is None  # the model said no: nothing searched or sent
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Well, it depends on MEMORY and on NONE of the above.",
+        '{"thoughts": "hmm"}',
+        "",
+        "x" * 2000,
+    ],
+    ids=["both-words", "json-without-verdict", "empty", "overlong"],
+)
+def test_a_nonsensical_model_falls_back_to_the_offline_gate(
+    vault: Vault, model: FakeModelServer, reply: str
+) -> None:
+    model.reply = reply
+    got = vault.memory.gate("hello there!", NOW, llm=OllamaLLM("llama3.2", model.url))
+    assert got.decision.verdict == "no-memory" and got.llm is None
+    assert got.notice is not None and "is not MEMORY or NONE" in got.notice
+    assert model.posts("/api/generate")  # it was asked
+
+
+def test_a_down_model_falls_back_to_the_offline_gate(vault: Vault) -> None:
+    got = vault.memory.gate("hi!", NOW, llm=OllamaLLM("m", unused_url()))
+    assert got.decision.verdict == "no-memory"
+    assert got.notice is not None and "could not answer" in got.notice
+
+
+def test_a_model_saying_memory_tips_an_undecided_message(
+    vault: Vault, model: FakeModelServer
+) -> None:
+    model.reply = "MEMORY"
+    plain = vault.memory.gate("what is a tariff sheet?", NOW)
+    asked = vault.memory.gate("what is a tariff sheet?", NOW, llm=OllamaLLM("llama3.2", model.url))
+    assert plain.decision.verdict == "no-memory"
+    assert asked.decision.verdict == "needs-memory" and asked.llm == "needs-memory"
+    assert asked.context is not None and "tariff sheet" in asked.context.text
+
+
+@given(
+    st.lists(st.text(alphabet="ab -[]:x", max_size=6), max_size=8),
+    st.lists(
+        st.tuples(
+            st.integers(0, 8),
+            st.integers(0, 2),
+            st.lists(st.text(alphabet="cd ", max_size=4), max_size=3),
+        ),
+        max_size=3,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_apply_edits_matches_the_cores_reference_semantics(
+    texts: list[str],
+    raw: list[tuple[int, int, list[str]]],
+    end: str,
+    final_newline: bool,
+) -> None:
+    """The editor's operations give the lines `memory.lines.apply` defines, with line ends."""
+    lines = tuple(Line(t, end) for t in texts)
+    if lines and not final_newline:
+        lines = (*lines[:-1], Line(lines[-1].text, ""))
+    edits: list[LineEdit] = []
+    taken = -1
+    for start, length, new in sorted(raw):
+        start = min(start, len(lines))
+        stop = min(start + length, len(lines))
+        if start <= taken or any(e.start == start for e in edits):
+            continue
+        edits.append(LineEdit(start, stop, tuple(new)))
+        taken = max(stop - 1, start)
+    got = apply_edits(lines, edits)
+    assert [line.text for line in got] == reference_apply(texts, edits)
+    want = end if lines else "\n"  # an empty note has no line end of its own: LF
+    assert all(line.end == want for line in got[:-1])
+    if got and lines:
+        assert (got[-1].end == "") == (not final_newline)

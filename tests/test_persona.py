@@ -79,15 +79,28 @@ def test_work_assistant_at_its_own_budget(sample_vault: Vault) -> None:
     assert sources(context) == [
         ("persona", WORK),
         ("facts", WORK),
+        ("loops", WORK),  # its own and its working set's open loops, before the working set
         *(("working_set", path) for path in WORK_SET),
     ]
-    assert [p.chars for p in context.parts] == [1343, 52, 490, 747, 394, 724, 656, 268, 463]
-    assert context.usage() == {"persona": 1343, "facts": 70, "working_set": 4105}
-    assert context.used == 5518 == len(context.to_markdown())
+    assert [p.chars for p in context.parts] == [1343, 52, 534, 490, 747, 394, 724, 656, 268, 384]
+    assert context.usage() == {"persona": 1343, "facts": 70, "loops": 549, "working_set": 4026}
+    assert context.used == 5988 == len(context.to_markdown())
     assert context.left_out == ()
     assert not context.over_budget
 
-    persona, facts, roadmap, optimizer, *_ = context.parts
+    persona, facts, loops, roadmap, optimizer, *_ = context.parts
+    # by due date, then priority, each with where it lives and the id `loop resolve` takes
+    assert loops.text.splitlines() == [
+        "- [ ] Finalise the tariff band thresholds with Priya before the freeze 📅 2026-12-01"
+        " (work/Q4 Roadmap.md:40, l-c441f99d)",
+        "- [ ] Ship the 2.4.2 hotfix (Modbus CRC logging) to the beta ring 📅 2026-12-05"
+        " (work/projects/Heatwise Gateway.md:55, l-76d7aa82)",
+        "- [ ] Write the launch announcement for the optimizer 📅 2026-12-08"
+        " (work/Q4 Roadmap.md:41, l-48a668c5)",
+        "- [ ] Add a brown-out counter to the state topic"
+        " (work/projects/Heatwise Gateway.md:56, l-8ea3b914)",
+        "- [ ] Decide who owns load forecasting in Q1 (work/Q4 Roadmap.md:42, l-e91a74e3)",
+    ]
     assert persona.text == body_of(SAMPLE_VAULT / WORK)  # verbatim, front matter left out
     assert facts.text == "- role:: Engineering assistant for Maya at Heatwise\n"
     # The opening paragraph; its two inline fields are in it, so they are not listed again;
@@ -111,7 +124,7 @@ def test_work_assistant_at_its_own_budget(sample_vault: Vault) -> None:
         "- related:: [[Architecture Decisions]]\n"
         "- created:: 2026-02-03\n"
     )
-    gateway = context.parts[5].text
+    gateway = context.parts[6].text
     assert "- firmware_version:: 2.4.1\n" in gateway
     assert "was::" not in gateway  # history stays in the note
     assert "2.4.2 hotfix" not in gateway  # tasks are not facts or openings
@@ -123,21 +136,21 @@ def test_work_assistant_cut_to_2500(sample_vault: Vault) -> None:
     assert sources(context) == [
         ("persona", WORK),
         ("facts", WORK),
+        ("loops", WORK),
         ("working_set", "work/Q4 Roadmap.md"),
-        ("working_set", "work/projects/Tariff Optimizer.md"),
     ]
-    assert context.usage() == {"persona": 1343, "facts": 70, "working_set": 1073}
-    assert context.used == 2486
-    assert context.left_out == tuple(WORK_SET[2:])
-    # Cut between two facts: the next one (owner) did not fit in the 14 characters left.
-    assert context.parts[-1].text.endswith("[[Heat pump COP math]].\n- status:: active\n")
+    assert context.usage() == {"persona": 1343, "facts": 70, "loops": 549, "working_set": 523}
+    assert context.used == 2485
+    assert context.left_out == tuple(WORK_SET[1:])
+    # Cut between two facts: the next one (quarter) did not fit in the characters left.
+    assert context.parts[-1].text.endswith("- type:: plan\n- date:: 2026-10-01\n")
     expected = (
         body_of(SAMPLE_VAULT / WORK)
         + "\n## Persona facts\n- role:: Engineering assistant for Maya at Heatwise\n"
+        + "\n## Open loops\n"
+        + context.parts[2].text
         + "\n## Working set\n"
         + "\n### Q4 Roadmap (work/Q4 Roadmap.md)\n"
-        + context.parts[2].text
-        + "\n### Tariff Optimizer (work/projects/Tariff Optimizer.md)\n"
         + context.parts[3].text
     )
     assert context.to_markdown() == expected
@@ -145,14 +158,14 @@ def test_work_assistant_cut_to_2500(sample_vault: Vault) -> None:
 
 def test_a_cut_falls_between_lines(sample_vault: Vault) -> None:
     context = load_persona(sample_vault, "work-assistant", budget=1700)
-    assert context.usage() == {"persona": 1343, "facts": 70, "working_set": 242}
-    assert context.parts[-1].text == (
-        "The fourth quarter is about one thing: make the winter boring. Heat pumps run hardest"
-        " between\n"
-        "December and February, so every firmware bug we ship now costs us a support ticket per"
-        " hundred\n"
+    assert context.usage() == {"persona": 1343, "facts": 70, "loops": 265, "working_set": 0}
+    assert context.parts[-1].text == (  # two of the five loops fit, each line whole
+        "- [ ] Finalise the tariff band thresholds with Priya before the freeze 📅 2026-12-01"
+        " (work/Q4 Roadmap.md:40, l-c441f99d)\n"
+        "- [ ] Ship the 2.4.2 hotfix (Modbus CRC logging) to the beta ring 📅 2026-12-05"
+        " (work/projects/Heatwise Gateway.md:55, l-76d7aa82)\n"
     )
-    assert context.left_out == tuple(WORK_SET[1:])
+    assert context.left_out == (WORK, *WORK_SET)  # its loops were cut, then every note
 
 
 def test_a_budget_asked_below_the_persona_notes_size_is_refused(sample_vault: Vault) -> None:
@@ -208,10 +221,11 @@ def test_health_coach_and_its_member_note(sample_vault: Vault) -> None:
         "personal/health/Sleep Log.md",
         "Maya Chen.md",
         "personal/recipes/Weekly Meal Plan.md",
-        "personal/recipes/Miso Soup.md",  # via [[recipes/Miso Soup]]; Marathon Training is wanted
+        # Miso Soup (via [[recipes/Miso Soup]]) no longer fits after the open loops
     ]
-    assert context.usage() == {"persona": 1108, "facts": 64, "working_set": 2492}
-    running = context.parts[2].text
+    assert context.left_out == ("personal/recipes/Miso Soup.md",)
+    assert context.usage() == {"persona": 1108, "facts": 64, "loops": 523, "working_set": 2194}
+    running = context.parts[3].text
     assert "- weekly_km:: 42\n" in running and "was::" not in running
 
 
@@ -237,10 +251,10 @@ def test_loading_is_byte_stable(sample_vault: Vault, tmp_path: Path) -> None:
 def test_as_json(sample_vault: Vault) -> None:
     context = load_persona(sample_vault, "work-assistant", budget=2500)
     data = dialect.persona_context(context, find_persona(sample_vault, "work-assistant"), True)
-    assert data["slug"] == "work-assistant" and data["budget"] == 2500 and data["used"] == 2486
+    assert data["slug"] == "work-assistant" and data["budget"] == 2500 and data["used"] == 2485
     assert data["over_budget"] is False
-    assert data["usage"] == {"persona": 1343, "facts": 70, "working_set": 1073}
-    assert [n["path"] for n in data["left_out"]] == WORK_SET[2:]
+    assert data["usage"] == {"persona": 1343, "facts": 70, "loops": 549, "working_set": 523}
+    assert [n["path"] for n in data["left_out"]] == WORK_SET[1:]
     assert data["parts"][1] == {
         "kind": "facts",
         "path": WORK,
@@ -353,6 +367,7 @@ def test_ranking_dedup_and_membership(make_vault: MakeVault) -> None:
     assert [(p.source, p.heading) for p in context.parts] == [
         ("personas/tester.md", None),
         ("personas/tester.md", None),
+        ("personas/tester.md", None),  # the open loops: Bob's task
         ("Cat.md", "Plan"),  # Critical Context, though linked last: only its section
         ("Dan.md", None),  # Active Projects, and a member
         ("Bob.md", None),  # two links (whole and #Details): once, whole
@@ -361,8 +376,9 @@ def test_ranking_dedup_and_membership(make_vault: MakeVault) -> None:
         ("Fay.md", None),  # members only: newest first
         ("Eve.md", None),
     ]
-    parts = {p.source: p.text for p in context.parts[1:]}
-    assert parts["personas/tester.md"] == "- role:: Tester\n- user:: [[Ann]]\n"
+    parts = {p.source: p.text for p in context.parts[3:]}
+    assert context.parts[1].text == "- role:: Tester\n- user:: [[Ann]]\n"
+    assert context.parts[2].text == "- [ ] a task 📅 2026-12-01 (Bob.md:12, l-7e8917f6)\n"
     assert parts["Cat.md"] == "Plan text after code.\n- steps:: 3\n"  # no code, no later section
     # Its summary stands for the opening, so the line shared with the persona is not needed.
     assert parts["Dan.md"] == "Dan in one line.\n"

@@ -19,6 +19,7 @@ from vaultmem import store
 from vaultmem.config import Config, FrontMatterLimits
 from vaultmem.errors import IndexBusy, SchemaMismatch, UsageError, VaultmemError
 from vaultmem.memory.facts import Fact, parse_facts
+from vaultmem.memory.loops import detail_of
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note, plain_note
 from vaultmem.resolver import FileSet, fold, heading_key, name_key
@@ -547,6 +548,7 @@ class _Loaded:
     note: ParsedNote | None = None
     error: str | None = None
     facts: tuple[Fact, ...] = ()
+    details: dict[int, str] | None = None  # open task line -> the lines nested under it
 
 
 @dataclass(frozen=True)
@@ -578,13 +580,20 @@ def _load(how: _Reading, path: str, disk: str, old_hash: str | None) -> _Loaded:
     if found:
         note = replace(note, warnings=(*found, *note.warnings))
     facts: tuple[Fact, ...] = ()
-    if note.fields:  # facts are fields: most notes have none and skip the line split
+    details: dict[int, str] = {}
+    if note.fields or note.tasks:  # most notes have neither and skip the line split
+        lines = _LINE_END_RE.split(text.text)
         try:
-            facts = parse_facts(_LINE_END_RE.split(text.text), note)
-        except Exception as exc:  # a fact reader bug costs one note its facts, never the reindex
+            facts = parse_facts(lines, note) if note.fields else ()
+            details = {
+                t.line: d
+                for t in note.tasks
+                if t.status == " " and (d := detail_of(lines, t.line - 1))
+            }
+        except Exception as exc:  # a memory reader bug costs one note its facts, never the reindex
             problem = f"facts could not be read ({type(exc).__name__}: {str(exc)[:200]})"
             note = replace(note, warnings=(*note.warnings, problem))
-    return _Loaded("parsed", text.digest, note, facts=facts)
+    return _Loaded("parsed", text.digest, note, facts=facts, details=details or None)
 
 
 def _load_all(
@@ -656,7 +665,16 @@ def _store_one(
     # In a cold run the anchors and aliases a link needs may belong to notes not stored yet,
     # so the final pass checks them; an incremental run marks such targets dirty instead.
     resolutions = resolver.for_note(note, check_late=not resolve_all)
-    store.insert_note(conn, note, vf.size, vf.mtime_ns, loaded.digest, resolutions, loaded.facts)
+    store.insert_note(
+        conn,
+        note,
+        vf.size,
+        vf.mtime_ns,
+        loaded.digest,
+        resolutions,
+        loaded.facts,
+        loaded.details,
+    )
     store.mark_dirty(conn, dirty)
     return 1
 

@@ -12,19 +12,20 @@ import datetime as dt
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
 from vaultmem import edit, store
 from vaultmem.decay import expires_at
-from vaultmem.edit.text import Line, Lines, dominant_ending
+from vaultmem.edit.text import Line, Lines
 from vaultmem.errors import ChangedOnDisk, NoteNotFound, UsageError, VaultmemError
 from vaultmem.memory import episodes as ep
 from vaultmem.memory import facts as fc
 from vaultmem.memory import gate as gt
 from vaultmem.memory import loops as lp
 from vaultmem.memory import recall as rc
+from vaultmem.memory import salience as sl
 from vaultmem.memory.errors import LoopChanged, Refused
 from vaultmem.memory.lines import LineEdit
 from vaultmem.memory.mentions import EntityName, NameIndex, fold
@@ -32,10 +33,12 @@ from vaultmem.memory.values import check_key
 
 if TYPE_CHECKING:
     from vaultmem.llm import LLM
+    from vaultmem.search import Mode
     from vaultmem.vault import Vault
+    from vaultmem.writer import Trashed
 
 DEFAULT_ENTITIES = "entities"
-RECALL_HITS = 10  # search hits recall blends in
+RECALL_DEPTH = 30  # search hits recall reorders by time (bench/memory_temporal.py chose it)
 GATE_HITS = 5
 
 
@@ -49,6 +52,7 @@ class EntityFacts:
     path: str
     title: str
     facts: tuple[fc.Fact, ...]
+    digest: str | None = None  # the indexed revision: a write's precondition
 
 
 @dataclass(frozen=True)
@@ -88,21 +92,26 @@ class Written:
 
 
 def apply_edits(lines: Sequence[Line], edits: Sequence[LineEdit]) -> Lines:
-    """The memory core's line edits applied to the editor's lines: new lines take the note's
-    dominant ending, every other line keeps its own text and end (later edits first, so the
-    earlier ones' positions hold)."""
-    out = list(lines)
-    ending = dominant_ending(lines)
+    """The memory core's planned line edits carried out with the editor's operations
+    (`edit.replace_line`, `edit.insert_after`): new lines take the note's dominant ending, every
+    other line keeps its own text and end. Later edits go first, so earlier positions hold."""
+    out: Lines = tuple(lines)
     for e in sorted(edits, key=lambda x: (x.start, x.stop), reverse=True):
         if not 0 <= e.start <= e.stop <= len(out):
             raise Refused(f"a planned edit falls outside the note ({e.start}-{e.stop})")
-        added = [Line(t, ending) for t in e.lines]
-        if e.start == len(out) and out and not out[-1].end and added:
-            # appending after a last line without an end: it gets one, the new last has none
-            out[-1] = Line(out[-1].text, ending)
-            added[-1] = Line(added[-1].text, "")
-        out[e.start : e.stop] = added
-    return tuple(out)
+        common = min(e.stop - e.start, len(e.lines))
+        for k in range(common):
+            out = edit.replace_line(out, e.start + 1 + k, e.lines[k])
+        if len(e.lines) > common:
+            # one final line end only closes the last line, so a trailing blank line survives
+            out = edit.insert_after(out, e.start + common, "\n".join(e.lines[common:]) + "\n")
+        elif e.stop - e.start > common:
+            kept = out[: e.start + common]
+            if e.stop == len(out) and kept and not out[-1].end:
+                # the note's last line goes: the new last line keeps "no final line end"
+                kept = (*kept[:-1], Line(kept[-1].text, ""))
+            out = (*kept, *out[e.stop :])
+    return out
 
 
 def _texts(source: edit.NoteSource) -> list[str]:
@@ -177,7 +186,8 @@ class Memory:
         path = self.entity(ref)
         rows = store.facts_of(self._conn, [path], check_key(key) if key else None)
         title = store.title_of(self._conn, path) or path
-        return EntityFacts(path, title, tuple(r.fact for r in rows))
+        digest = store.note_digest(self._conn, path)
+        return EntityFacts(path, title, tuple(r.fact for r in rows), digest)
 
     def fact_history(self, ref: str, key: str) -> EntityFacts:
         """The fact `key` of an entity with its `was::` history (newest first)."""
@@ -248,7 +258,9 @@ class Memory:
             by_note.setdefault(t.path, []).append(t)
         out: list[lp.Loop] = []
         for path, rows in by_note.items():
-            out += lp.loops_from(path, [r.task for r in rows], _day(rows[0].date))
+            details = {r.task.line: r.detail for r in rows}
+            for x in lp.loops_from(path, [r.task for r in rows], _day(rows[0].date)):
+                out.append(replace(x, detail=details.get(x.line, "")) if details[x.line] else x)
         return out
 
     def loops(
@@ -284,7 +296,7 @@ class Memory:
         if budget < 1:
             raise UsageError("--budget must be at least 1 character")
         expired = set() if include_expired else self.expired_paths(now)
-        hits = self._hits(message, now, RECALL_HITS, expired) if search else []
+        hits = self._hits(message, now, RECALL_DEPTH, expired, "hybrid") if search else []
         return rc.recall(
             message,
             now,
@@ -297,8 +309,13 @@ class Memory:
             budget=budget,
         )
 
-    def _hits(self, query: str, now: dt.datetime, limit: int, skip: set[str]) -> list[rc.RecallHit]:
-        found = self._vault.search(query, limit=limit + len(skip), mode="keyword", now=now)
+    def _hits(
+        self, query: str, now: dt.datetime, limit: int, skip: set[str], mode: Mode = "keyword"
+    ) -> list[rc.RecallHit]:
+        """Search hits as recall takes them: expired notes left out, each with its day and
+        whether it is an episode (hybrid for recall; keywords for the gate, which needs only
+        the best hit's strength and must stay fast)."""
+        found = self._vault.search(query, limit=limit + len(skip), mode=mode, now=now)
         hits = [h for h in found.hits if h.path not in skip][:limit]
         if not hits:
             return []
@@ -343,8 +360,16 @@ class Memory:
                         f"the model's answer {shown!r} is not MEMORY or NONE;"
                         " the offline gate decided"
                     )
-        if verdict_llm == "no-memory":
-            return GateResult(first, None, notice, verdict_llm)
+        if verdict_llm == "no-memory":  # the model's clear answer decides: no search
+            said = gt.GateDecision(
+                "no-memory",
+                False,
+                first.score,
+                (*first.reasons, "the model says it needs no memory"),
+                first.entities,
+                first.query,
+            )
+            return GateResult(said, None, notice, verdict_llm)
         if not first.search and verdict_llm is None:
             return GateResult(first, None, notice)
         expired = self.expired_paths(now)
@@ -377,7 +402,59 @@ class Memory:
         )
         return GateResult(decision, context, notice, verdict_llm)
 
+    # ---- salience
+
+    def salience(self, now: dt.datetime, top: int = 20) -> list[sl.Salient]:
+        """Notes and facts that deserve a look: importance (links in, centrality as the share
+        of the most linked note's degree, open loops, facts) × staleness; expired notes are
+        prune's, not listed."""
+        G = self._vault.graph()
+        loops: dict[str, int] = {}
+        for x in self.all_loops():
+            loops[x.path] = loops.get(x.path, 0) + 1
+        facts = [r for r in store.all_facts(self._conn) if r.fact.form != "property"]
+        per_note: dict[str, int] = {}
+        for r in facts:
+            per_note[r.path] = per_note.get(r.path, 0) + 1
+        notes = []
+        for n in store.note_summaries(self._conn):
+            inlinks = len({src for src, _ in G.in_edges(n.path)}) if n.path in G else 0
+            degree = G.degree(n.path) if n.path in G else 0
+            notes.append(
+                sl.NoteSignals(
+                    n.path,
+                    n.title,
+                    inlinks,
+                    float(degree),
+                    dt.datetime.fromtimestamp(n.mtime, dt.UTC),
+                    loops.get(n.path, 0),
+                    per_note.get(n.path, 0),
+                )
+            )
+        signals = [sl.FactSignals(r.path, r.fact.key, r.fact.value, r.fact.changed) for r in facts]
+        return sl.rank(notes, signals, now, top=top, skip=self.expired_paths(now))
+
     # ---- decay
+
+    def expired(self, now: dt.datetime) -> list[tuple[str, sl.Expiry]]:
+        """Notes past their decay tier's lifetime at `now`, longest expired first."""
+        rows = store.decaying_notes(self._conn)
+        return sl.expired(
+            [
+                (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC))
+                for r in rows
+            ],
+            now,
+        )
+
+    def prune(self, now: dt.datetime) -> list[Trashed]:
+        """Move every expired note to `.trash/` (restorable: `vault.restore`). A note that
+        changed since the index read it is left where it is (ChangedOnDisk)."""
+        done = []
+        for path, _ in self.expired(now):
+            digest = store.note_digest(self._conn, path)
+            done.append(self._vault.trash(path, expected_digest=digest))
+        return done
 
     def expired_paths(self, now: dt.datetime) -> set[str]:
         """Notes past their decay tier's lifetime at `now` (they leave recall and personas)."""
@@ -390,8 +467,8 @@ class Memory:
         return out
 
     def _read(self, path: str) -> edit.NoteSource:
-        """A note read for editing (its bytes once, their digest)."""
-        return edit.read_note(self._vault.root, path, max_bytes=self._vault.config.max_file_bytes)
+        """A note read for editing (its bytes once, their digest), through the write path."""
+        return self._vault.read_for_edit(path)
 
     # ---- writes (planned against the note as read; applied by the one write path)
 
@@ -436,6 +513,8 @@ class Memory:
     def _plan_new_entity(
         self, entity: str, key: str, value: str, today: dt.date, source: str | None
     ) -> PlannedWrite:
+        if entity.strip() and (self._vault.root / entity.strip().strip("/")).is_dir():
+            self.entity(entity)  # raises: a folder is not an entity
         name = ep.safe_title(entity.strip().removesuffix(".md").rsplit("/", 1)[-1])
         if "/" in entity.strip().strip("/"):
             raise Refused(
@@ -516,11 +595,14 @@ class Memory:
             "added",
         )
 
-    def plan_resolve(self, ref: str, today: dt.date) -> PlannedWrite:
+    def plan_resolve(self, ref: str, today: dt.date, digest: str | None = None) -> PlannedWrite:
         """`loop resolve` planned: the loop REF names (an id, or text matching one loop) found
-        again in its note as it is now, and checked there with today's date."""
+        again in its note as it is now, and checked there with today's date. `digest`: the
+        revision of the note the caller read."""
         loop = lp.match(ref, self.all_loops())
         source = self._read(loop.path)
+        if digest is not None and source.digest != digest:
+            raise edit_changed(loop.path)
         edit_ = lp.plan_resolve(_texts(source), loop, today)  # LoopChanged when it moved on
         number = edit_.start + 1
         try:
@@ -596,9 +678,11 @@ class Memory:
         """Append an open loop to a note (see plan_loop)."""
         return self._write(self.plan_loop(text, note, due=due, priority=priority))
 
-    def resolve_loop(self, ref: str, *, today: dt.date | None = None) -> Written:
+    def resolve_loop(
+        self, ref: str, *, today: dt.date | None = None, digest: str | None = None
+    ) -> Written:
         """Check the loop REF names in place with its completion date (see plan_resolve)."""
-        return self._write(self.plan_resolve(ref, today or dt.date.today()))
+        return self._write(self.plan_resolve(ref, today or dt.date.today(), digest))
 
     def _write(self, plan: PlannedWrite) -> Written:
         if plan.change is None:

@@ -16,6 +16,7 @@ docs/personas.md explains the ranking and the cut.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 from vaultmem import store
 from vaultmem.edits import create_file
 from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
+from vaultmem.memory.loops import PRIORITY_SCORE
 from vaultmem.parser import (
     is_lone_embed,
     linked_name,
@@ -56,14 +58,16 @@ GUIDANCE = {
 OPENING_MIN = 200  # a first paragraph shorter than this brings the next one along
 OPENING_MAX = 800  # an opening never takes more (in whole lines; the first line always counts)
 
-PartKind = Literal["persona", "facts", "working_set"]
-KINDS: tuple[PartKind, ...] = ("persona", "facts", "working_set")
+PartKind = Literal["persona", "facts", "loops", "working_set"]
+KINDS: tuple[PartKind, ...] = ("persona", "facts", "loops", "working_set")
+MAX_LOOPS = 8  # open loops a persona loads, most pressing first
 
 # Properties that describe the file rather than the world: never shown as facts.
 _BOOKKEEPING = frozenset(
     {"aliases", "alias", "tags", "tag", "cssclasses", "cssclass", "persona", "publish", "decay"}
 )
 _PERSONA_OWN = _BOOKKEEPING | {"type", "budget"}
+_NESTED = frozenset({"was", "source"})  # a fact's history and origin, nested under it
 # Where a link sits in the persona note says how much it matters (lower first).
 _SECTION_TIER = {heading_key("Critical Context"): 0, heading_key("Active Projects"): 1}
 _OTHER_TIER = 2
@@ -138,6 +142,8 @@ def _part_block(part: ContextPart, first_of_kind: bool) -> str:
         return part.text
     if part.kind == "facts":
         return "\n## Persona facts\n" + part.text
+    if part.kind == "loops":
+        return "\n## Open loops\n" + part.text
     intro = "\n## Working set\n" if first_of_kind else ""
     title = _title(part.source)
     if part.heading:
@@ -361,8 +367,17 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
     if facts and not packer.add("facts", info.path, None, facts)[1]:
         packer.left_out.append(info.path)  # some of the persona's facts did not fit
 
-    # (3) The working set, best first; each note once, nothing said twice.
-    _pack_working_set(vault, _working_set(vault, info), packer)
+    # (3) The open loops of the persona and its working set, most pressing first, so an agent
+    # starts from what is still to do; notes past their decay tier stay out from here on.
+    now = dt.datetime.now(dt.UTC)
+    expired = vault.memory.expired_paths(now)
+    members = [m for m in _working_set(vault, info) if m.path not in expired]
+    loops = _open_loops(vault, info, [m.path for m in members])
+    if loops and not packer.add("loops", info.path, None, loops)[1]:
+        packer.left_out.append(info.path)
+
+    # (4) The working set, best first; each note once, nothing said twice.
+    _pack_working_set(vault, members, packer)
     return PersonaContext(
         slug=info.slug,
         path=info.path,
@@ -404,6 +419,27 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
     for path, facts in store.note_facts(conn, unlinked).items():
         members[path].date = (facts.date or "")[:10]
     return sorted(members.values(), key=_Member.rank)
+
+
+def _open_loops(vault: Vault, info: PersonaInfo, members: list[str]) -> list[_Item]:
+    """The open loops in the persona note or its working set, or linking the persona."""
+    mine = {info.path, *members}
+    names = {info.slug.casefold(), _title(info.path).casefold()}
+    chosen = [
+        x
+        for x in vault.memory.all_loops()
+        if x.path in mine or names & {_link_name(t) for t in x.links}
+    ]
+    # by due date, then priority: an order that does not move with the clock, so the same
+    # vault loads the same bytes on any day (prompt caches keep working)
+    far = dt.date.max
+    chosen.sort(key=lambda x: (x.due or far, -PRIORITY_SCORE[x.priority], x.path, x.line))
+    out: list[_Item] = []
+    for x in chosen[:MAX_LOOPS]:
+        due = f" 📅 {x.due.isoformat()}" if x.due else ""
+        text = f"- [ ] {x.title}{due} ({x.path}:{x.line}, {x.id})"
+        out.append((text, _norm(x.title) if _worth_dedup(_norm(x.title)) else None, None))
+    return out
 
 
 def _names_persona(names: list[object], slug: str) -> bool:
@@ -474,8 +510,8 @@ def _excerpt(
     own: set[tuple[str, str, str]] = set()
     for f in fields:
         key, line = f.key, f.line
-        if f.source != "inline" or not first <= line <= last or key.casefold() == "was":
-            continue  # `was::` is history; task fields describe the task, not the note
+        if f.source != "inline" or not first <= line <= last or key.casefold() in _NESTED:
+            continue  # `was::`/`source::` belong to a fact; task fields describe the task
         value = strip_block_id(f.value)
         fact = _fact_key(entity, key, value)
         if line in shown:

@@ -53,14 +53,8 @@ def locomo(rng: random.Random) -> list[dict[str, str]]:
                     n, q = by_cat[cat].pop()
                     picked.append((cat, n, q))
         for cat, n, q in sorted(picked, key=lambda p: p[1]):
-            out.append(
-                {
-                    "id": f"locomo-{sample['sample_id']}-q{n}",
-                    "label": "memory",
-                    "kind": f"locomo-cat{cat}",
-                    "text": q,
-                }
-            )
+            out.append({"id": f"locomo-{sample['sample_id']}-q{n}", "label": "memory",
+                        "kind": f"locomo-cat{cat}", "text": q})
     return out
 
 
@@ -71,17 +65,10 @@ def longmemeval(rng: random.Random) -> list[dict[str, str]]:
     out = []
     for kind in sorted(by_type):
         records = sorted(by_type[kind], key=lambda r: r["question_id"])
-        for r in sorted(
-            rng.sample(records, min(PER_TYPE, len(records))), key=lambda r: r["question_id"]
-        ):
-            out.append(
-                {
-                    "id": f"longmemeval-{r['question_id']}",
-                    "label": "memory",
-                    "kind": f"longmemeval-{kind}",
-                    "text": r["question"],
-                }
-            )
+        for r in sorted(rng.sample(records, min(PER_TYPE, len(records))),
+                        key=lambda r: r["question_id"]):
+            out.append({"id": f"longmemeval-{r['question_id']}", "label": "memory",
+                        "kind": f"longmemeval-{kind}", "text": r["question"]})
     return out
 
 
@@ -107,10 +94,8 @@ def main() -> None:
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for m in out:
         counts[(m["split"], m["label"])] += 1
-    print(
-        f"{len(out)} messages -> {target}: "
-        + ", ".join(f"{s}/{lab} {n}" for (s, lab), n in sorted(counts.items()))
-    )
+    print(f"{len(out)} messages -> {target}: " + ", ".join(
+        f"{s}/{lab} {n}" for (s, lab), n in sorted(counts.items())))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ needle must be a substring of one of the first six recalled lines (case-insensit
 rate must reach the fixture's `threshold` (0.85). The notes are tests/fixtures/memory/
 continuation (built from the fixture by build_continuation.py). This is the pure logic alone:
 no search hits are given, so a case passes only on names, cues and word overlap. The same
-cases are to run again through `Vault.recall` once it is wired to the index.
+cases run again below through `vault.memory.recall` over an index of the same notes (names,
+facts, loops and episodes from the index, and its search hits), as `vaultmem recall` runs.
 """
 
 from __future__ import annotations
@@ -67,3 +68,40 @@ def test_pass_rate_reaches_the_fixture_threshold() -> None:
     data = _fixture()
     passed = sum(_passes(c)[0] for c in data["cases"])
     assert passed / len(data["cases"]) >= data["threshold"], f"{passed}/{len(data['cases'])}"
+
+
+# --------------------------------------------------------------------------- through the index
+
+
+@pytest.fixture(scope="module")
+def indexed_fixture(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The fixture notes copied into a vault and indexed: recall as `vaultmem recall` runs it,
+    with the index's names, facts, loops and episodes and its search hits."""
+    import shutil
+
+    from vaultmem.vault import Vault
+
+    root = tmp_path_factory.mktemp("continuation") / "vault"
+    shutil.copytree(FIXTURES / "continuation", root)
+    vault = Vault(root)
+    vault.embedder_spec = "fake"
+    vault.reindex(embed=False)
+    return vault
+
+
+def _passes_indexed(vault: Any, case: dict[str, Any]) -> tuple[bool, str]:
+    result = vault.memory.recall(case["query"], NOW, days=_fixture()["windowDays"])
+    detected = result.continuation is not None
+    if detected != case["expectDetection"]:
+        return False, f"detected={detected}"
+    if not detected:
+        return True, "not a continuation"
+    top = [line.text.lower() for line in result.lines[:TOP]]
+    found = [n for n in (x.lower() for x in case["expectAny"]) if any(n in t for t in top)]
+    return bool(found), f"found {found} in {top}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_case_through_the_index(indexed_fixture: Any, case: dict[str, Any]) -> None:
+    ok, why = _passes_indexed(indexed_fixture, case)
+    assert ok, why

@@ -15,7 +15,12 @@ from vaultmem.persona import (
     new_persona,
 )
 
-_KIND_LABEL = {"persona": "persona note", "facts": "facts", "working_set": "working set"}
+_KIND_LABEL = {
+    "persona": "persona note",
+    "facts": "facts",
+    "loops": "open loops",
+    "working_set": "working set",
+}
 
 
 def register_commands(cli: click.Group) -> None:

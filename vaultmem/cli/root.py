@@ -12,13 +12,13 @@ import sys
 import click
 
 from vaultmem import __version__
-from vaultmem.cli import apps, capture, gaps, graph, index, notes, persona
+from vaultmem.cli import apps, capture, gaps, graph, index, memory, notes, persona
 from vaultmem.cli.context import Ctx
 from vaultmem.errors import VaultmemError
 from vaultmem.vault import locate_vault
 
 # Each module's `register_commands(cli)` adds its commands; none of them imports this module.
-COMMAND_MODULES = (index, notes, graph, gaps, persona, capture, apps)
+COMMAND_MODULES = (index, notes, graph, gaps, persona, memory, capture, apps)
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})

@@ -30,7 +30,7 @@ class ItemOut(TypedDict):
     due: str | None
     date: str | None
     outcome: str | None
-    entities: list[str]
+    episode_entities: list[str]
     item_status: str  # pending | accepted | rejected | checked
     flags: list[FlagOut]
     went_to: str | None
@@ -101,7 +101,7 @@ def item(
         "due": c.due.isoformat() if c.due else None,
         "date": c.when.isoformat() if c.when else None,
         "outcome": c.outcome,
-        "entities": list(c.entities),
+        "episode_entities": list(c.entities),
         "item_status": status,
         "flags": [flag(f) for f in flags],
         "went_to": went_to,

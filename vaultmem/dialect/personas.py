@@ -43,7 +43,7 @@ def personas(found: Sequence[PersonaInfo]) -> PersonasOut:
 
 
 class PersonaPartOut(TypedDict):
-    kind: str  # persona, facts or working_set
+    kind: str  # persona, facts, loops or working_set
     path: str  # the note the text came from
     title: str
     heading: str | None  # the section it came from, when the persona linked one

@@ -180,10 +180,10 @@ def loops_from(path: str, tasks: Iterable[Task], note_day: dt.date | None = None
 def loops_in(path: str, lines: Sequence[str], note_day: dt.date | None = None) -> list[Loop]:
     """The open loops of a note given as lines, each with the detail nested under it."""
     found = loops_from(path, parse_lines(lines, path).tasks, note_day)
-    return [replace(loop, detail=_detail(lines, loop.line - 1)) for loop in found]
+    return [replace(loop, detail=detail_of(lines, loop.line - 1)) for loop in found]
 
 
-def _detail(lines: Sequence[str], index: int) -> str:
+def detail_of(lines: Sequence[str], index: int) -> str:
     """The text of the lines nested under a task (not its subtasks), on one line."""
     if index >= len(lines):
         return ""

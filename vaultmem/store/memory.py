@@ -34,6 +34,7 @@ class OpenTask:
     path: str
     date: str | None
     task: Task
+    detail: str  # the non-task lines nested under it, on one line
 
 
 @dataclass(frozen=True)
@@ -155,15 +156,15 @@ def fact_changed_days(conn: Connection) -> dict[tuple[str, int], str]:
 def open_tasks(conn: Connection, paths: Sequence[str] | None = None) -> list[OpenTask]:
     """Every unchecked task (`- [ ]`) in the vault, or in some notes, by path and line."""
     sql = (
-        "SELECT n.path, n.date, t.line, t.status, t.text, t.due, t.priority, t.done"
+        "SELECT n.path, n.date, t.detail, t.line, t.status, t.text, t.due, t.priority, t.done"
         " FROM tasks t JOIN notes n ON n.id = t.note_id WHERE t.status = ' '"
     )
     if paths is None:
         rows = list(conn.execute(sql + " ORDER BY n.path, t.line"))
     else:
         rows = list(rows_in(conn, sql + " AND n.path IN ({marks})", paths))
-        rows.sort(key=lambda r: (r[0], r[2]))
-    return [OpenTask(p, d, Task(*rest)) for p, d, *rest in rows]
+        rows.sort(key=lambda r: (r[0], r[3]))
+    return [OpenTask(p, d, Task(*rest), detail) for p, d, detail, *rest in rows]
 
 
 def episode_rows(conn: Connection) -> list[EpisodeRow]:

@@ -4,7 +4,7 @@ tasks, fields. Writing a parsed note, change detection, and every read of note m
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -215,6 +215,7 @@ def insert_note(
     digest: str,
     resolutions: Sequence[links.LinkResolution],
     facts: Sequence[Fact] = (),
+    details: Mapping[int, str] | None = None,
 ) -> int:
     """Insert a parsed note with its chunks, links, metadata and facts; returns its id."""
     cur = conn.execute(
@@ -264,10 +265,20 @@ def insert_note(
         [(note_id, t, d) for t, d in tag_rows.items()],
     )
     conn.executemany(
-        "INSERT INTO tasks(note_id, line, status, checked, text, due, priority, done)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tasks(note_id, line, status, checked, text, due, priority, done, detail)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (note_id, t.line, t.status, int(t.checked), t.text, t.due, t.priority, t.done)
+            (
+                note_id,
+                t.line,
+                t.status,
+                int(t.checked),
+                t.text,
+                t.due,
+                t.priority,
+                t.done,
+                (details or {}).get(t.line, ""),
+            )
             for t in note.tasks
         ],
     )

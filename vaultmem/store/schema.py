@@ -94,7 +94,8 @@ CREATE INDEX tags_note ON tags(note_id);
 CREATE INDEX tags_tag ON tags(tag COLLATE NOCASE);
 CREATE TABLE tasks (
     note_id INTEGER NOT NULL, line INTEGER NOT NULL, status TEXT NOT NULL, checked INTEGER NOT NULL,
-    text TEXT NOT NULL, due TEXT, priority TEXT, done TEXT
+    text TEXT NOT NULL, due TEXT, priority TEXT, done TEXT,
+    detail TEXT NOT NULL DEFAULT ''     -- an open task's nested non-task lines, on one line
 );
 CREATE INDEX tasks_note ON tasks(note_id);
 CREATE TABLE fields (

@@ -9,9 +9,9 @@ from __future__ import annotations
 from mcp.server.mcpserver.tools import Tool
 
 from vaultmem.server.runner import Runner
-from vaultmem.server.tools import capture, graph, notes, personas, search
+from vaultmem.server.tools import capture, graph, memory, notes, personas, search
 
-FAMILIES = (search, notes, graph, personas, capture)
+FAMILIES = (search, notes, graph, personas, memory, capture)
 
 
 def all_tools(runner: Runner) -> list[Tool]:
