@@ -11,10 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 from vaultmem import edit, store
 from vaultmem.decay import expires_at
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from vaultmem.vault import Vault
     from vaultmem.writer import Trashed
 
+T = TypeVar("T")
 DEFAULT_ENTITIES = "entities"
 RECALL_DEPTH = 30  # search hits recall reorders by time (bench/memory_temporal.py chose it)
 GATE_HITS = 5
@@ -128,6 +129,20 @@ class Memory:
         self._vault = vault
         self._names: tuple[int, NameIndex] | None = None
         self._lock = threading.Lock()
+        # what recall and the gate read of the whole vault, kept per index generation
+        self._cache: dict[str, tuple[int, object]] = {}
+
+    def _cached(self, what: str, build: Callable[[], T]) -> T:
+        """`build()`'s value for the index as it is now, built once per index generation."""
+        generation = self._vault.index.generation()
+        with self._lock:
+            found = self._cache.get(what)
+            if found is not None and found[0] == generation:
+                return cast(T, found[1])
+        value = build()
+        with self._lock:
+            self._cache[what] = (generation, value)
+        return value
 
     # ---- config
 
@@ -207,13 +222,22 @@ class Memory:
 
     def note_facts(self, paths: Sequence[str] | None = None) -> list[rc.NoteFact]:
         """Body facts (not front matter) of some notes, or of the whole vault."""
-        rows = store.all_facts(self._conn) if paths is None else store.facts_of(self._conn, paths)
+        if paths is None:
+            return list(self._cached("facts", self._vault_facts))  # a copy: callers may sort
+        rows = store.facts_of(self._conn, paths)
+        return [rc.NoteFact(r.path, r.title, r.fact) for r in rows if r.fact.form != "property"]
+
+    def _vault_facts(self) -> list[rc.NoteFact]:
+        rows = store.all_facts(self._conn, body_only=True)
         return [rc.NoteFact(r.path, r.title, r.fact) for r in rows if r.fact.form != "property"]
 
     # ---- episodes
 
     def all_episodes(self) -> list[ep.Episode]:
         """Every episode note (`type: episode` with a date)."""
+        return list(self._cached("episodes", self._read_episodes))
+
+    def _read_episodes(self) -> list[ep.Episode]:
         out = []
         for row in store.episode_rows(self._conn):
             found = ep.episode_from(row.path, row.frontmatter, row.body)
@@ -252,6 +276,11 @@ class Memory:
 
     def all_loops(self, paths: Sequence[str] | None = None) -> list[lp.Loop]:
         """Every open loop (unchecked task) in the vault or in some notes."""
+        if paths is None:
+            return list(self._cached("loops", lambda: self._read_loops(None)))
+        return self._read_loops(paths)
+
+    def _read_loops(self, paths: Sequence[str] | None) -> list[lp.Loop]:
         tasks = store.open_tasks(self._conn, paths)
         by_note: dict[str, list[store.OpenTask]] = {}
         for t in tasks:
@@ -412,7 +441,7 @@ class Memory:
         loops: dict[str, int] = {}
         for x in self.all_loops():
             loops[x.path] = loops.get(x.path, 0) + 1
-        facts = [r for r in store.all_facts(self._conn) if r.fact.form != "property"]
+        facts = store.all_facts(self._conn, body_only=True)
         per_note: dict[str, int] = {}
         for r in facts:
             per_note[r.path] = per_note.get(r.path, 0) + 1

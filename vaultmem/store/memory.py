@@ -121,12 +121,17 @@ def facts_of(conn: Connection, paths: Sequence[str], key: str | None = None) -> 
 
 
 def all_facts(
-    conn: Connection, key: str | None = None, since: dt.date | None = None
+    conn: Connection,
+    key: str | None = None,
+    since: dt.date | None = None,
+    body_only: bool = False,
 ) -> list[FactRow]:
     """Every current fact in the vault (of `key`; set on or after `since`: its newest `until`,
-    else its note's file time), newest change first."""
+    else its note's file time; `body_only`: not front matter properties), newest change first."""
     sql = _FACT_COLUMNS + " WHERE 1"
     params: list[object] = []
+    if body_only:
+        sql += " AND f.form != 'property'"
     if key is not None:
         sql += " AND f.key_id = ?"
         params.append(key_id(key))
