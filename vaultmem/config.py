@@ -231,6 +231,7 @@ KNOWN_KEYS = (
     "limits",
     *(f"limits.{key}" for key in _LIMIT_KEYS),
     "memory",  # [memory] entities_folder, episodes_folder: read by memories.Memory
+    "capture",  # read (and checked) by the capture service: vaultmem/capture/gates.py
 )
 
 
