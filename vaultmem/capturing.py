@@ -37,6 +37,8 @@ from vaultmem.edit import Line, Lines, NoteSource
 from vaultmem.errors import (
     CannotEdit,
     ChangedOnDisk,
+    ModelServerDown,
+    ModelServerError,
     NoIndex,
     NoteNotFound,
     UsageError,
@@ -194,9 +196,14 @@ class Captures:
     ) -> Extraction:
         settings = self.settings
         if llm is not None:
-            return extract_with_llm(
-                transcript, llm, user_entity=settings.user_entity, assistant_entity=persona
-            )
+            try:
+                return extract_with_llm(
+                    transcript, llm, user_entity=settings.user_entity, assistant_entity=persona
+                )
+            except (ModelServerDown, ModelServerError) as exc:
+                # the client's hint is search's ("or search without HyDE"): say capture's
+                said = str(exc).replace("search without HyDE", "capture without --llm")
+                raise type(exc)(f"{said}; nothing was written") from None
         return extract(transcript, user_entity=settings.user_entity, assistant_entity=persona)
 
     def flags(self, candidates: Sequence[Candidate]) -> dict[str, tuple[Flag, ...]]:

@@ -139,6 +139,7 @@ def test_llm_with_a_server_that_is_down_exits_5(
     monkeypatch.setenv("OLLAMA_URL", unused_url())
     result = run(vault, "capture", chat_file(tmp_path), "--source", "x", "--llm", "ollama:llama3.2")
     assert result.exit_code == 5
+    assert "capture without --llm" in result.output and "nothing was written" in result.output
     assert not (vault.root / "inbox").exists()
 
 
