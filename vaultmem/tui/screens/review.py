@@ -43,6 +43,17 @@ def rows_of(notes: list[CaptureNote]) -> list[Row]:
     return [Row(n, i) for n in notes for i in n.items if not i.decided]
 
 
+COLUMNS = ("id", "kind", "conf", "entity", "item", "flags")
+NARROW_COLUMNS = ("kind", "item")  # under 60 columns: what the item says, not its id
+NARROW = 60
+
+
+def narrow_cells(row: Row) -> tuple[str, ...]:
+    kind, what = cells(row)[1], cells(row)[4]
+    entity = "" if row.item.candidate.kind == "episode" else f"{row.item.candidate.entity}: "
+    return (kind, entity + what)
+
+
 def cells(row: Row) -> tuple[str, ...]:
     c = row.item.candidate
     what = f"{c.key}:: {c.value}" if c.kind == "fact" else c.value
@@ -142,6 +153,7 @@ class ReviewScreen(Screen[None]):
         self.rows: list[Row] = []
         self.last: str | None = None  # the id of the last decision, for undo
         self.loaded = False
+        self.narrow = False
 
     @property
     def vaultmem(self) -> VaultmemApp:
@@ -155,15 +167,26 @@ class ReviewScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        table = self.query_one("#review-table", DataTable)
-        table.add_columns("id", "kind", "conf", "entity", "item", "flags")
+        self.narrow = self.size.width < NARROW
+        self.query_one("#review-table", DataTable).add_columns(*self._columns())
         self.reload()
+
+    def _columns(self) -> tuple[str, ...]:
+        return NARROW_COLUMNS if self.narrow else COLUMNS
 
     def on_screen_resume(self) -> None:
         self.reload()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.height < 16, "-short")
+        narrow = event.size.width < NARROW
+        if narrow != self.narrow:
+            self.narrow = narrow
+            table = self.query_one("#review-table", DataTable)
+            table.clear(columns=True)
+            table.add_columns(*self._columns())
+            if self.loaded:
+                self._show(self.notes)
 
     def reload(self) -> None:
         self._load()
@@ -183,7 +206,7 @@ class ReviewScreen(Screen[None]):
         keep = table.cursor_row
         self.notes, self.rows = notes, rows_of(notes)
         table.clear()
-        table.add_rows(cells(row) for row in self.rows)
+        table.add_rows((narrow_cells if self.narrow else cells)(row) for row in self.rows)
         if self.rows:
             table.move_cursor(row=min(keep, len(self.rows) - 1))
         self.query_one("#review-status", Label).update(status_line(notes))
