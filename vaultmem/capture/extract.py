@@ -26,6 +26,8 @@ from vaultmem.capture.candidates import (
     safe_name,
 )
 from vaultmem.capture.transcript import Transcript, Turn
+from vaultmem.memory.errors import Refused
+from vaultmem.memory.values import check_key
 
 EXTRACTOR = "heuristic"
 DEFAULT_USER_ENTITY = "Me"
@@ -138,7 +140,8 @@ _NOT_VERBS = frozenset(
     ["so", "really", "very", "not", "the", "a", "an", "too", "just", "glad", "happy", "sorry",
      "sure", "here", "there", "all", "it", "that", "this", "and", "but", "feel", "felt",
      "think", "thought", "know", "knew", "guess", "mean", "hope", "wish", "can", "could",
-     "would", "should", "will", "might", "must", "don't", "do", "did", "does", "to", "last"]
+     "would", "should", "will", "might", "must", "don't", "do", "did", "does", "to", "last",
+     "was", "were", "source"]
 )  # fmt: skip
 _PREPOSITIONS = frozenset(
     ["in", "on", "at", "into", "with", "for", "from", "off", "over", "up", "out"]
@@ -258,7 +261,7 @@ def statement(
             continue
         rule_key = key if key is not None else _key(m["k"])
         value, due = _value(m["v"], day, future=kind != "fact", in_value=kind != "loop")
-        if rule_key is None or len(value) < 2:
+        if rule_key is None or len(value) < 2 or not _usable_key(rule_key):
             continue
         return (
             kind,
@@ -286,9 +289,18 @@ def statement(
     else:
         key = (verb + (" " + m["prep"].strip().lower() if m["prep"] else "")).strip()
     value, _ = _value(m["v"], day, future=False, in_value=True)
-    if len(value) < 3:
+    if len(value) < 3 or not _usable_key(key):
         return None
     return "fact", key, value, _confidence(0.5, hedged), None
+
+
+def _usable_key(key: str) -> bool:
+    """Whether `fact set` takes the key (`was` and `source` hold a fact's history)."""
+    try:
+        check_key(key)
+    except Refused:
+        return False
+    return True
 
 
 def _key(raw: str | None) -> str | None:
