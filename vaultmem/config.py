@@ -44,6 +44,16 @@ properties = 1000  # front matter properties kept per note
 yaml_values = 20000  # values per note's front matter, YAML aliases expanded ("billion laughs")
 yaml_depth = 50  # nesting of lists and mappings in front matter
 
+# Capture and review (`vaultmem capture`, `vaultmem review`; docs/capture.md).
+[capture]
+# inbox = "inbox"  # capture notes; reviewed ones move to inbox/processed/
+# min_confidence = 0.4  # candidates below are left out of a capture
+# min_value_chars = 2  # candidates with a shorter value are left out
+# max_candidates = 50  # the most confident N per capture
+# max_transcript_mb = 20  # larger transcripts are refused
+# user_entity = "Me"  # the note a user's own statements belong to
+# auto_accept = 0.95  # MCP captures at or above this are accepted at once (unset: none)
+
 # For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
 # target starts with a URL prefix point into a vault folder, and a link to a folder means its
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
@@ -218,6 +228,17 @@ def _safe_folder(folder: str) -> bool:
     return not cleaned or all(p and not p.startswith(".") for p in cleaned.split("/"))
 
 
+# the [capture] table's keys (vaultmem/capture/gates.py checks their values)
+_CAPTURE_KEYS = (
+    "inbox",
+    "min_confidence",
+    "min_value_chars",
+    "max_candidates",
+    "max_transcript_mb",
+    "user_entity",
+    "auto_accept",
+)
+
 # Every key the config reads ([table] keys as `table.key`), for the unknown-key warning.
 KNOWN_KEYS = (
     "exclude",
@@ -232,6 +253,7 @@ KNOWN_KEYS = (
     *(f"limits.{key}" for key in _LIMIT_KEYS),
     "memory",  # [memory] entities_folder, episodes_folder: read by memories.Memory
     "capture",  # read (and checked) by the capture service: vaultmem/capture/gates.py
+    *(f"capture.{key}" for key in _CAPTURE_KEYS),
 )
 
 

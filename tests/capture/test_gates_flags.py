@@ -10,7 +10,7 @@ import pytest
 
 from vaultmem.capture.candidates import Candidate
 from vaultmem.capture.flags import CurrentFact, check
-from vaultmem.capture.gates import CaptureSettings, apply_gates, settings_from
+from vaultmem.capture.gates import SETTING_KEYS, CaptureSettings, apply_gates, settings_from
 from vaultmem.capture.note import Flag
 from vaultmem.errors import ConfigError
 
@@ -113,3 +113,12 @@ def test_near_identical_meaning_by_vectors() -> None:
 def test_loops_and_episodes_are_not_flagged() -> None:
     loop = replace(fact("c-000001", "CEO"), kind="loop", key="loop")
     assert check([loop, EPISODE], CURRENT) == {}
+
+
+def test_the_config_knows_every_capture_setting() -> None:
+    from vaultmem.config import CONFIG_TEMPLATE, KNOWN_KEYS
+
+    assert {k for k in KNOWN_KEYS if k.startswith("capture.")} == {
+        f"capture.{k}" for k in SETTING_KEYS
+    }
+    assert all(f"# {k} = " in CONFIG_TEMPLATE for k in SETTING_KEYS)

@@ -19,7 +19,6 @@ class CaptureSettings:
     """The `[capture]` table of `.vaultmem/config.toml`."""
 
     inbox: str = "inbox"  # where capture notes go; reviewed ones move to `<inbox>/processed`
-    entities_folder: str = "entities"  # where a new entity note is created on accept
     min_confidence: float = 0.4
     min_value_chars: int = 2
     max_candidates: int = 50
@@ -34,7 +33,6 @@ class CaptureSettings:
 
 SETTING_KEYS = {
     "inbox": "folder of capture notes",
-    "entities_folder": "folder where accepted facts create entity notes",
     "min_confidence": "candidates below this confidence (0..1) are dropped",
     "min_value_chars": "candidates with a shorter value are dropped",
     "max_candidates": "at most this many candidates per capture",
@@ -58,7 +56,7 @@ def settings_from(table: object, where: str = ".vaultmem/config.toml") -> Captur
     values: dict[str, object] = {}
     for key, value in table.items():
         meaning = SETTING_KEYS[key]
-        if key in ("inbox", "entities_folder", "user_entity"):
+        if key in ("inbox", "user_entity"):
             if not isinstance(value, str) or not value.strip() or value.strip().startswith("."):
                 raise ConfigError(f"{where}: `capture.{key}` ({meaning}) must be a name")
             values[key] = value.strip().strip("/")
