@@ -101,6 +101,8 @@ COMMANDS: dict[str, list[list[str]]] = {
     "gate": [["what did Maya say about the tariff bands?", "--now", "2026-11-30"]],
     "salience": [["--top", "5", "--now", "2026-11-30"]],
     "prune": [["--now", "2030-01-01"]],  # lists only: --yes would move the sample's notes
+    "capture": [[str(ROOT / "tests/fixtures/capture/plain.txt"), "--source", "x", "--dry-run"]],
+    "review": [[]],
 }
 # Commands that write, with --json: run in this order on a copy of the sample vault.
 WRITES: list[tuple[str, list[str]]] = [
@@ -119,6 +121,9 @@ NO_JSON = {
     "episode add": "a write; says what it did",
     "loop add": "a write; says what it did",
     "loop resolve": "a write; says what it did",
+    "review accept": "a write; prints what went where",
+    "review reject": "a write",
+    "review edit": "a write",
     "tui": "the terminal app",
     "mcp": "the MCP server (its tools are walked below)",
 }
@@ -149,6 +154,9 @@ TOOL_CALLS: dict[str, list[dict[str, Any]]] = {
     "resolve_loop": [],  # a write, as add_episode
     "recall": [{"message": "what's next for the tariff optimizer?", "now": "2026-11-30"}],
     "gate": [{"message": "hello!"}, {"message": "what did Maya say about the tariff bands?"}],
+    # nothing passes the gates in this chat, so nothing is written into the sample vault
+    "capture": [{"source": "dialect", "transcript": "Ana: Olá!\nRui: Tudo bem?\n"}],
+    "review_queue": [{}],
 }
 
 

@@ -153,7 +153,7 @@ def test_every_key_the_template_offers_is_known() -> None:
     data = tomllib.loads(uncommented)
     keys = {k for k, v in data.items() if not isinstance(v, dict)}
     keys |= {f"{t}.{k}" for t, v in data.items() if isinstance(v, dict) for k in v}
-    assert keys | {"links", "limits", "memory"} == set(KNOWN_KEYS)
+    assert keys | {"links", "limits", "memory", "capture"} == set(KNOWN_KEYS)
 
 
 def test_version() -> None:

@@ -42,9 +42,11 @@ TOOLS = {
     "resolve_loop",
     "recall",
     "gate",
+    "capture",
+    "review_queue",
 }
-# the memory tools that write (issue 11): never read-only, never destructive
-WRITES = {"store_fact", "add_episode", "resolve_loop"}
+# the tools that write (issues 11, 12): never read-only, never destructive
+WRITES = {"store_fact", "add_episode", "resolve_loop", "capture"}
 
 
 @pytest.fixture
@@ -224,6 +226,8 @@ async def test_every_tool_refuses_an_argument_it_does_not_name(client: Client) -
         "resolve_loop": {"ref": "x"},  # a write: refusal only
         "recall": {"message": "where did we leave off on the tariff optimizer?"},
         "gate": {"message": "hello"},
+        "capture": {"source": "schema check", "transcript": "Ana: Olá!\nRui: Tudo bem?\n"},
+        "review_queue": {},
     }
     for tool in (await client.list_tools()).tools:
         assert tool.input_schema["additionalProperties"] is False, tool.name

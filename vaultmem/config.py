@@ -50,6 +50,16 @@ yaml_depth = 50  # nesting of lists and mappings in front matter
 # entities_folder = "entities"
 # episodes_folder = "episodes"
 
+# Capture and review (`vaultmem capture`, `vaultmem review`; docs/capture.md).
+[capture]
+# inbox = "inbox"  # capture notes; reviewed ones move to inbox/processed/
+# min_confidence = 0.4  # candidates below are left out of a capture
+# min_value_chars = 2  # candidates with a shorter value are left out
+# max_candidates = 50  # the most confident N per capture
+# max_transcript_mb = 20  # larger transcripts are refused
+# user_entity = "Me"  # the note a user's own statements belong to
+# auto_accept = 0.95  # MCP captures at or above this are accepted at once (unset: none)
+
 # For vaults made from a docs site (not Obsidian behaviour, so off by default): links whose
 # target starts with a URL prefix point into a vault folder, and a link to a folder means its
 # index.md or README.md. Example for MDN's content: {"/en-US/docs/" = "en-us/"}
@@ -224,6 +234,17 @@ def _safe_folder(folder: str) -> bool:
     return not cleaned or all(p and not p.startswith(".") for p in cleaned.split("/"))
 
 
+# the [capture] table's keys (vaultmem/capture/gates.py checks their values)
+_CAPTURE_KEYS = (
+    "inbox",
+    "min_confidence",
+    "min_value_chars",
+    "max_candidates",
+    "max_transcript_mb",
+    "user_entity",
+    "auto_accept",
+)
+
 # Every key the config reads ([table] keys as `table.key`), for the unknown-key warning.
 KNOWN_KEYS = (
     "exclude",
@@ -239,6 +260,8 @@ KNOWN_KEYS = (
     "memory",  # the [memory] table, read by memories.Memory
     "memory.entities_folder",
     "memory.episodes_folder",
+    "capture",  # read (and checked) by the capture service: vaultmem/capture/gates.py
+    *(f"capture.{key}" for key in _CAPTURE_KEYS),
 )
 
 

@@ -23,6 +23,7 @@ import networkx as nx
 
 from vaultmem import edit, health, store
 from vaultmem import graph as link_graph
+from vaultmem.capturing import Captures
 from vaultmem.config import Config, load_config, write_default_config
 from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultNotFound
 from vaultmem.gaps import GapsReport, gaps_report
@@ -180,6 +181,7 @@ class Vault:
         self.linkgraph = LinkGraph(self.index, self.notes)
         self.writer = Writer(root, self.index, self.config, self.embedder)
         self.memory = Memory(self)
+        self.captures = Captures(self)
 
     # ---- lifecycle
 

@@ -140,3 +140,19 @@ class TestNoIndexScreen:
     def test_no_index(self, snap_compare: Snap, unindexed_dir: Path) -> None:
         app = VaultmemApp(Vault(unindexed_dir), live=False)
         assert snap_compare(app, terminal_size=(80, 24), run_before=still())
+
+
+class TestReviewScreen:
+    """A capture of the sample vault's Maya (fixed transcript and time: the same ids)."""
+
+    @pytest.fixture
+    def review_app(self, vault_dir: Path) -> VaultmemApp:
+        from tests.tui.test_review_screen import captured
+
+        return VaultmemApp(captured(vault_dir), live=False)
+
+    def test_80x24(self, snap_compare: Snap, review_app: VaultmemApp) -> None:
+        assert snap_compare(review_app, terminal_size=(80, 24), run_before=still(pressed("f6")))
+
+    def test_40x12(self, snap_compare: Snap, review_app: VaultmemApp) -> None:
+        assert snap_compare(review_app, terminal_size=(40, 12), run_before=still(pressed("f6")))

@@ -126,3 +126,46 @@ def test_typing_after_escape_from_a_note_lands_in_the_search_box_in_tmux(
     assert "Folders" not in shown and "Orphans" not in shown and "from" not in first_line
     terminal.send("C-q")
     assert f"{EXITED} 0" in terminal.wait_for(EXITED)
+
+
+def test_review_a_capture_in_tmux(vault_dir: Path) -> None:
+    """Capture a chat with the installed command, then review it in the app: a contradiction's
+    diff, accept, undo, reject; the notes on disk follow."""
+    chat = vault_dir.parent / "chat.txt"
+    chat.write_text(
+        "Date: 2026-11-30\nMaya Chen: My employer is Tidepool now.\nTom: Congrats!\n"
+        "Maya Chen: I love hiking in the Alps.\n",
+        encoding="utf-8",
+    )
+    env = {"VAULTMEM_EMBEDDER": "fake", "PATH": os.environ["PATH"]}
+    vaultmem = [sys.executable, "-m", "vaultmem", "--vault", str(vault_dir)]
+    done = subprocess.run(
+        [*vaultmem, "capture", str(chat), "--source", "call with Maya"],
+        capture_output=True, text=True, timeout=300, env={**os.environ, **env},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    maya = (vault_dir / "Maya Chen.md").read_text(encoding="utf-8")
+    term = Terminal(
+        [*vaultmem, "tui"],
+        {**env, "TERM": "xterm-256color", "HOME": os.environ.get("HOME", "/tmp")},
+    )
+    try:
+        term.wait_for("Search the vault")
+        term.send("F6")
+        term.wait_for("items to review in 1 capture", "employer:: Tidepool", "fact≠")
+        term.send("a")  # the first row: the contradiction, so its diff comes first
+        term.wait_for("It changes a fact", "+- employer:: Tidepool ^f-0c32")
+        term.send("y")
+        shown = term.wait_for("2 items to review")
+        assert "employer:: Tidepool" not in shown
+        assert "- employer:: Tidepool ^f-0c32" in (vault_dir / "Maya Chen.md").read_text()
+        term.send("u")
+        term.wait_for("3 items to review", "employer:: Tidepool")
+        assert (vault_dir / "Maya Chen.md").read_text(encoding="utf-8") == maya
+        term.send("Down", "r")  # reject the second row: hiking
+        shown = term.wait_for("2 items to review")
+        assert "hiking" not in shown.split("items to review")[1].split("“")[0]
+        term.send("C-q")
+        assert f"{EXITED} 0" in term.wait_for(EXITED)
+    finally:
+        term.close()

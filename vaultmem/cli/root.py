@@ -13,13 +13,13 @@ import sys
 import click
 
 from vaultmem import __version__
-from vaultmem.cli import apps, gaps, graph, index, memory, notes, persona, related, trash
+from vaultmem.cli import apps, capture, gaps, graph, index, memory, notes, persona, related, trash
 from vaultmem.cli.context import Ctx
 from vaultmem.errors import VaultmemError
 from vaultmem.vault import locate_vault
 
 # Each module's `register_commands(cli)` adds its commands; none of them imports this module.
-COMMAND_MODULES = (index, notes, related, graph, gaps, persona, memory, trash, apps)
+COMMAND_MODULES = (index, notes, related, graph, gaps, persona, memory, capture, trash, apps)
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})

@@ -27,6 +27,7 @@ from vaultmem.tui.screens.keys import KeysScreen
 from vaultmem.tui.screens.no_index import NoIndexScreen
 from vaultmem.tui.screens.note import Landing, NoteScreen
 from vaultmem.tui.screens.path import PathScreen
+from vaultmem.tui.screens.review import ReviewScreen
 from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.widgets.index_status import IndexState
 from vaultmem.tui.widgets.reindex_bar import ReindexProgress
@@ -49,6 +50,7 @@ class VaultmemApp(App[None]):
         "browse": BrowseScreen,
         "gaps": GapsScreen,
         "path": PathScreen,
+        "review": ReviewScreen,
     }
     DEFAULT_MODE = "search"
     # vaultmem's actions (then Theme and Quit) in its own order; none of Textual's developer
@@ -68,6 +70,7 @@ class VaultmemApp(App[None]):
         Binding("f3", "mode('browse')", "Browse", priority=True, show=False),
         Binding("f4", "mode('gaps')", "Gaps", priority=True, show=False),
         Binding("f5", "mode('path')", "Path", priority=True, show=False),
+        Binding("f6", "mode('review')", "Review", priority=True, show=False),
     ]
 
     reindex_progress: reactive[ReindexProgress | None] = reactive(None)
@@ -262,7 +265,7 @@ class VaultmemApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """vaultmem's commands first (this screen's, then the app's), then Theme and Quit."""
         yield from screen_commands(screen)
-        keys = {"search": "f2", "browse": "f3", "gaps": "f4", "path": "f5"}
+        keys = {"search": "f2", "browse": "f3", "gaps": "f4", "path": "f5", "review": "f6"}
         for mode in self.MODES:
             what = "Search the vault" if mode == "search" else f"The {mode} screen"
             yield SystemCommand(

@@ -9,9 +9,9 @@ from __future__ import annotations
 from mcp.server.mcpserver.tools import Tool
 
 from vaultmem.server.runner import Runner
-from vaultmem.server.tools import graph, memory, notes, personas, related, search
+from vaultmem.server.tools import capture, graph, memory, notes, personas, related, search
 
-FAMILIES = (search, notes, related, graph, personas, memory)
+FAMILIES = (search, notes, related, graph, personas, memory, capture)
 
 
 def all_tools(runner: Runner) -> list[Tool]:

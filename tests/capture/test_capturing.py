@@ -1,0 +1,478 @@
+"""The capture service over a real vault: capture notes written through the one write path,
+review decisions through the memory layer, and the hostile cases of each write first."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeVault
+from tests.edit.conftest import child, without_override
+from vaultmem.capture.errors import BadTranscript, CaptureChanged, CaptureNotFound
+from vaultmem.errors import UsageError
+from vaultmem.vault import Vault
+
+NOW = dt.datetime(2026, 12, 1, 9, 30, tzinfo=dt.UTC)
+TODAY = NOW.date()
+MAYA = "# Maya Chen\n\n## Facts\n- role:: CEO ^f-0001\n- drink:: green tea ^f-0002\n"
+CHAT = (
+    "Date: 2026-11-30\n"
+    "Maya Chen: My role is CTO.\n"
+    "Tom: Congrats!\n"
+    "Maya Chen: I'll send the contract to Ana tomorrow.\n"
+    "Maya Chen: I live in Lisbon with my partner.\n"
+)
+
+
+@pytest.fixture
+def vault(make_vault: MakeVault) -> Vault:
+    v = make_vault({"people/Maya Chen.md": MAYA, "Tom.md": "# Tom\n"})
+    v.reindex()
+    return v
+
+
+def capture(vault: Vault, text: str = CHAT, source: str = "call with Maya", **kw: object):  # type: ignore[no-untyped-def]
+    t = vault.captures.read_transcript(io.BytesIO(text.encode()), "chat")
+    return vault.captures.capture(t, source=source, now=NOW, **kw)  # type: ignore[arg-type]
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".vaultmem" not in p.parts
+    }
+
+
+def item_of(vault: Vault, kind: str, key: str | None = None) -> str:
+    (note,) = vault.captures.pending()
+    return next(
+        i.id for i in note.items if i.candidate.kind == kind and key in (None, i.candidate.key)
+    )
+
+
+# --------------------------------------------------------------------------- capturing
+
+
+def test_capture_writes_one_note_in_the_inbox_and_nothing_else(vault: Vault) -> None:
+    before = files(vault.root)
+    result = capture(vault)
+    assert result.status == "written"
+    assert result.path == "inbox/2026-12-01 call with Maya.md"
+    after = files(vault.root)
+    assert set(after) - set(before) == {result.path}
+    assert all(after[p] == before[p] for p in before)  # no other note touched
+    text = after[result.path].decode()
+    assert text.startswith("---\ntype: capture\nstatus: pending\nsource: call with Maya\n")
+    assert "- [ ] [[Maya Chen]] role:: CTO ^c-" in text
+    role = next(c for c in result.candidates if c.key == "role")
+    assert result.flags[role.id][0].kind == "contradicts"
+    assert result.flags[role.id][0].target == "Maya Chen#^f-0001"
+    assert result.flags[role.id][0].now == "CEO"
+    assert vault.show(result.path).path == result.path  # indexed by the write path
+
+
+def test_the_same_transcript_is_captured_once(vault: Vault) -> None:
+    first = capture(vault)
+    before = files(vault.root)
+    again = capture(vault, source="another label")
+    assert (again.status, again.path) == ("already-captured", first.path)
+    assert files(vault.root) == before
+
+
+def test_captured_once_even_after_the_capture_note_is_deleted(vault: Vault) -> None:
+    first = capture(vault)
+    assert first.path is not None
+    (vault.root / first.path).unlink()
+    assert capture(vault).status == "already-captured"  # the capture log remembers
+
+
+def test_dry_run_writes_nothing(vault: Vault) -> None:
+    before = files(vault.root)
+    result = capture(vault, dry_run=True)
+    assert result.status == "dry-run" and result.text and "type: capture" in result.text
+    assert files(vault.root) == before
+    assert capture(vault).status == "written"  # a dry run does not count as captured
+
+
+def test_nothing_to_capture_writes_nothing(vault: Vault) -> None:
+    before = files(vault.root)
+    assert capture(vault, "Ana: Olá!\nRui: Tudo bem?\n").status == "nothing-to-capture"
+    assert files(vault.root) == before
+
+
+@pytest.mark.parametrize("data", [b"", b"\x00\x01\x02binary", b'[{"role": 3}]'])
+def test_bad_transcripts_write_nothing(vault: Vault, data: bytes) -> None:
+    before = files(vault.root)
+    with pytest.raises(BadTranscript):
+        vault.captures.read_transcript(io.BytesIO(data), "t")
+    assert files(vault.root) == before
+
+
+def test_a_transcript_over_the_configured_limit_is_refused(make_vault: MakeVault) -> None:
+    v = make_vault({".vaultmem/config.toml": "[capture]\nmax_transcript_mb = 0.001\n"})
+    with pytest.raises(BadTranscript, match="larger than"):
+        v.captures.read_transcript(io.BytesIO(b"Maya: hi\n" * 1000), "big.txt")
+
+
+def test_gates_from_the_config(make_vault: MakeVault) -> None:
+    v = make_vault({".vaultmem/config.toml": "[capture]\nmin_confidence = 0.8\n"})
+    result = capture(v)
+    assert result.gated is not None and result.gated.low_confidence > 0
+    assert all(c.confidence >= 0.8 for c in result.candidates if c.kind != "episode")
+
+
+def test_a_name_taken_in_the_inbox_gets_a_number(vault: Vault) -> None:
+    capture(vault)
+    second = capture(vault, CHAT + "Tom: I'm a welder at the docks.\n")
+    assert second.path == "inbox/2026-12-01 call with Maya 2.md"
+
+
+# --------------------------------------------------------------------------- accepting
+
+
+def test_accepting_a_contradiction_supersedes_and_keeps_history(vault: Vault) -> None:
+    capture(vault)
+    role = item_of(vault, "fact", "role")
+    (decision,) = vault.captures.accept([role], today=TODAY)
+    assert decision.status == "accepted" and decision.went_to == "Maya Chen#^f-0001"
+    text = (vault.root / "people/Maya Chen.md").read_text()
+    assert "- role:: CTO ^f-0001" in text
+    assert "    - was:: CEO (until 2026-12-01" in text
+    capture_text = (vault.root / decision.capture).read_text()
+    assert f"- [x] [[Maya Chen]] role:: CTO ✅ 2026-12-01 ^{role}" in capture_text
+    assert "    - accepted → [[Maya Chen#^f-0001]]" in capture_text
+    assert vault.captures.find(role)[1].status == "accepted"
+
+
+def test_accepting_a_loop_for_a_new_entity_creates_its_note(vault: Vault) -> None:
+    chat = "Date: 2026-11-30\nAna Ruiz: Hi!\nTom: Hi.\nAna Ruiz: I'll book the venue on Friday.\n"
+    capture(vault, chat)
+    loop = item_of(vault, "loop")
+    (decision,) = vault.captures.accept([loop], today=TODAY)
+    text = (vault.root / "entities/Ana Ruiz.md").read_text()
+    assert "- [ ] book the venue 📅 2026-12-04" in text
+    assert decision.went_to == "Ana Ruiz"
+
+
+def test_accepting_the_episode_writes_an_episode_note(vault: Vault) -> None:
+    capture(vault)
+    episode = item_of(vault, "episode")
+    (decision,) = vault.captures.accept([episode], today=TODAY)
+    assert decision.went_to is not None and decision.went_to.startswith("episodes/2026-11-30 ")
+    text = (vault.root / f"{decision.went_to}.md").read_text()
+    assert "type: episode" in text and '"[[Maya Chen]]"' in text
+    assert "Captured in [[inbox/2026-12-01 call with Maya]]." in text
+
+
+def test_all_decided_marks_reviewed_and_moves_to_processed(vault: Vault) -> None:
+    result = capture(vault)
+    assert result.path is not None
+    ids = [c.id for c in result.candidates]
+    vault.captures.reject(ids[:1], today=TODAY)
+    decisions = vault.captures.accept(all_items=True, today=TODAY)
+    assert decisions[-1].capture == "inbox/processed/2026-12-01 call with Maya.md"
+    assert not (vault.root / result.path).exists()
+    moved = (vault.root / decisions[-1].capture).read_text()
+    assert "status: reviewed" in moved
+    assert [e.original for e in vault.list_trash()] == [result.path]  # restorable
+    assert vault.captures.pending() == []
+    assert capture(vault).status == "already-captured"  # processed captures count too
+
+
+def test_accept_all_above_a_confidence(vault: Vault) -> None:
+    capture(vault)
+    decisions = vault.captures.accept(all_items=True, min_confidence=0.7, today=TODAY)
+    (note,) = vault.captures.pending()
+    decided = {d.id for d in decisions}
+    for item in note.items:
+        assert (item.id in decided) == (item.candidate.confidence >= 0.7)
+
+
+def test_reject_strikes_and_writes_nothing_else(vault: Vault) -> None:
+    result = capture(vault)
+    before = files(vault.root)
+    role = item_of(vault, "fact", "role")
+    (decision,) = vault.captures.reject([role], today=TODAY)
+    after = files(vault.root)
+    assert [p for p in after if after[p] != before.get(p)] == [result.path]
+    assert f"- [-] ~~[[Maya Chen]] role:: CTO~~ ^{role}" in after[str(result.path)].decode()
+    assert decision.status == "rejected"
+    assert vault.captures.accept([role], today=TODAY)[0].status == "already-decided"
+
+
+def test_edit_then_accept_writes_the_edited_value(vault: Vault) -> None:
+    capture(vault)
+    role = item_of(vault, "fact", "role")
+    vault.captures.edit(role, value="Chief Technology Officer", key="title", entity="Maya Chen")
+    vault.captures.accept([role], today=TODAY)
+    assert (
+        "- title:: Chief Technology Officer ^f-" in (vault.root / "people/Maya Chen.md").read_text()
+    )
+
+
+def test_edit_refuses_what_does_not_apply(vault: Vault) -> None:
+    capture(vault)
+    loop = item_of(vault, "loop")
+    with pytest.raises(UsageError, match="only facts have a key"):
+        vault.captures.edit(loop, key="x")
+    with pytest.raises(UsageError, match="nothing to edit"):
+        vault.captures.edit(loop)
+    with pytest.raises(CaptureNotFound):
+        vault.captures.edit("c-ffffff", value="x")
+
+
+# --------------------------------------------------------------------------- a person's edits
+
+
+def test_a_persons_edits_in_obsidian_win(vault: Vault) -> None:
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role = item_of(vault, "fact", "role")
+    lives = item_of(vault, "fact", "lives in")
+    text = path.read_text()
+    text = text.replace("role:: CTO", "role:: Chief Technical Officer")
+    text = text.replace("- [ ] [[Maya Chen]] lives in::", "- [x] [[Maya Chen]] lives in::")
+    path.write_text(text)
+    items = {i.id: i for i in vault.captures.pending()[0].items}
+    assert items[lives].status == "checked"
+    vault.captures.accept([role, lives], today=TODAY)
+    entity = (vault.root / "people/Maya Chen.md").read_text()
+    assert "- role:: Chief Technical Officer ^f-0001" in entity
+    assert "- lives in:: Lisbon with my partner ^f-" in entity
+
+
+def test_an_item_deleted_by_hand_is_gone_from_the_queue(vault: Vault) -> None:
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role = item_of(vault, "fact", "role")
+    lines = path.read_text().split("\n")
+    at = next(n for n, line in enumerate(lines) if line.endswith(f"^{role}"))
+    del lines[at : at + 3]
+    path.write_text("\n".join(lines))
+    with pytest.raises(CaptureNotFound):
+        vault.captures.accept([role], today=TODAY)
+
+
+def test_a_half_edited_capture_note_is_read_as_far_as_it_goes(vault: Vault) -> None:
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2] + "\n- [ ] [[Broken\n    - confidence x\n")
+    note = vault.captures.pending()[0]
+    assert note.items and all(i.id.startswith("c-") for i in note.items)
+
+
+# --------------------------------------------------------------------------- hostile cases
+
+
+def test_the_target_fact_changed_since_the_capture(vault: Vault) -> None:
+    capture(vault)
+    role = item_of(vault, "fact", "role")
+    entity = vault.root / "people/Maya Chen.md"
+    entity.write_text(entity.read_text().replace("role:: CEO", "role:: Chair"))
+    vault.reindex()
+    before = files(vault.root)
+    (refused,) = vault.captures.accept([role], today=TODAY)
+    assert refused.status == "refused" and "now 'Chair', not 'CEO'" in refused.message
+    assert files(vault.root) == before
+    assert vault.captures.find(role)[1].status == "pending"
+    # `review edit` checks it against the vault anew: then it is accepted over 'Chair'
+    vault.captures.edit(role, value="CTO")
+    assert vault.captures.find(role)[1].flags[0].now == "Chair"
+    assert vault.captures.accept([role], today=TODAY)[0].status == "accepted"
+    assert "was:: Chair" in entity.read_text()
+
+
+def test_items_of_one_capture_supersede_each_other(vault: Vault) -> None:
+    chat = "Date: 2026-11-30\nMaya Chen: My role is CTO.\nTom: Oh?\nMaya Chen: My role is CPO.\n"
+    capture(vault, chat)
+    decisions = vault.captures.accept(all_items=True, today=TODAY)
+    assert [d.status for d in decisions] == ["accepted"] * len(decisions)
+    text = (vault.root / "people/Maya Chen.md").read_text()
+    assert "- role:: CPO ^f-0001" in text and "was:: CTO" in text and "was:: CEO" in text
+
+
+def test_the_capture_note_changed_between_reading_and_marking(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role = item_of(vault, "fact", "role")
+    real = vault.memory.set_fact
+
+    def set_fact_then_edit(*args: object, **kw: object):  # type: ignore[no-untyped-def]
+        written = real(*args, **kw)  # type: ignore[arg-type]
+        # Obsidian saves the capture note while the fact is written: a line added on top
+        path.write_text(path.read_text().replace("## Facts", "A note of mine.\n\n## Facts"))
+        return written
+
+    monkeypatch.setattr(vault.memory, "set_fact", set_fact_then_edit)
+    vault.captures.accept([role], today=TODAY)
+    text = path.read_text()
+    assert "A note of mine." in text  # the person's edit kept
+    assert f"- [x] [[Maya Chen]] role:: CTO ✅ 2026-12-01 ^{role}" in text
+
+
+def test_the_capture_note_deleted_while_reviewing(vault: Vault) -> None:
+    result = capture(vault)
+    role = item_of(vault, "fact", "role")
+    (vault.root / str(result.path)).unlink()
+    with pytest.raises(CaptureNotFound):
+        vault.captures.accept([role], today=TODAY)
+    assert "- role:: CEO ^f-0001" in (vault.root / "people/Maya Chen.md").read_text()
+
+
+def test_two_reviews_at_once_write_a_loop_once(vault: Vault) -> None:
+    capture(vault)
+    loop = item_of(vault, "loop")
+    other = Vault(vault.root)  # a second process's view of the same vault
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def accept(v: Vault) -> None:
+        try:
+            results.append(v.captures.accept([loop], today=TODAY)[0].status)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=accept, args=(v,)) for v in (vault, other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors
+    assert sorted(results) == ["accepted", "already-decided"]
+    text = (vault.root / "people/Maya Chen.md").read_text()
+    assert text.count("send the contract to Ana") == 1
+
+
+def test_a_symlinked_capture_note_is_written_through_its_link_target(vault: Vault) -> None:
+    result = capture(vault)
+    real = vault.root / "elsewhere.md"
+    (vault.root / str(result.path)).rename(real)
+    os.symlink(real, vault.root / str(result.path))
+    role = item_of(vault, "fact", "role")
+    vault.captures.reject([role], today=TODAY)
+    assert f"~~[[Maya Chen]] role:: CTO~~ ^{role}" in real.read_text()
+    assert (vault.root / str(result.path)).is_symlink()
+
+
+def test_a_read_only_capture_note_is_refused_and_left_as_it_was(vault: Vault) -> None:
+    prefix = without_override()
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role = item_of(vault, "fact", "role")
+    before = path.read_bytes()
+    path.chmod(0o444)
+    try:
+        code = (
+            "import sys, datetime as dt\n"
+            "from vaultmem.vault import Vault\n"
+            "from vaultmem.errors import VaultmemError\n"
+            "v = Vault(__import__('pathlib').Path(sys.argv[1]))\n"
+            "for d in v.captures.reject([sys.argv[2]]):\n"
+            "    print(d.status, d.message)\n"
+        )
+        proc = child(code, str(vault.root), role, prefix=prefix)
+        out, err = proc.communicate(timeout=120)
+        assert out.startswith("refused"), (out, err)
+        assert "read-only" in out
+    finally:
+        path.chmod(0o644)
+    assert path.read_bytes() == before
+
+
+def test_a_crash_between_temporary_file_and_rename_leaves_the_capture_note_whole(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role = item_of(vault, "fact", "role")
+    before = path.read_bytes()
+
+    def crash(*args: object, **kw: object) -> None:
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "rename", crash)
+    with pytest.raises(OSError, match="power cut"):
+        vault.captures.reject([role], today=TODAY)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".vaultmem-tmp")]
+
+
+def test_another_encoding_is_kept(vault: Vault) -> None:
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role = item_of(vault, "fact", "role")
+    path.write_bytes(path.read_text().replace("\n", "\r\n").encode("utf-16"))
+    vault.captures.reject([role], today=TODAY)
+    text = path.read_bytes().decode("utf-16")
+    assert "\r\n" in text and f"~~[[Maya Chen]] role:: CTO~~ ^{role}" in text
+
+
+def test_entity_names_with_link_syntax(vault: Vault) -> None:
+    capture(vault, "Date: 2026-11-30\nuser: I live in Porto.\nassistant: ok\n", source="a/b#c|d")
+    (note,) = vault.captures.pending()
+    assert note.path == "inbox/2026-12-01 a-bc-d.md"
+    fact = next(i for i in note.items if i.candidate.kind == "fact")
+    vault.captures.accept([fact.id], today=TODAY)
+    assert (vault.root / "entities/Me.md").exists()
+
+
+# --------------------------------------------------------------------------- undo
+
+
+def test_undo_an_accept_restores_every_note_it_wrote(vault: Vault) -> None:
+    result = capture(vault)
+    before = files(vault.root)
+    role = item_of(vault, "fact", "role")
+    vault.captures.accept([role], today=TODAY)
+    assert files(vault.root) != before
+    assert vault.captures.undo(role).status == "undone"
+    assert files(vault.root) == before
+    assert vault.captures.find(role)[1].status == "pending"
+    assert result.path is not None
+
+
+def test_undo_a_loop_on_a_new_entity_trashes_the_note_it_made(vault: Vault) -> None:
+    chat = "Date: 2026-11-30\nAna Ruiz: Hi!\nTom: Hi.\nAna Ruiz: I'll book the venue on Friday.\n"
+    capture(vault, chat)
+    loop = item_of(vault, "loop")
+    vault.captures.accept([loop], today=TODAY)
+    assert (vault.root / "entities/Ana Ruiz.md").exists()
+    vault.captures.undo(loop)
+    assert not (vault.root / "entities/Ana Ruiz.md").exists()
+    assert "entities/Ana Ruiz.md" in [e.original for e in vault.list_trash()]
+
+
+def test_undo_the_decision_that_finished_a_capture_brings_it_back(vault: Vault) -> None:
+    result = capture(vault)
+    ids = [c.id for c in result.candidates]
+    vault.captures.reject(ids[:-1], today=TODAY)
+    (last,) = vault.captures.reject(ids[-1:], today=TODAY)
+    assert last.capture.startswith("inbox/processed/")
+    vault.captures.undo(ids[-1])
+    assert not (vault.root / last.capture).exists()
+    assert (vault.root / str(result.path)).exists()
+    assert [i.id for i in vault.captures.pending()[0].pending] == ids[-1:]
+
+
+def test_undo_refuses_when_a_note_moved_on(vault: Vault) -> None:
+    capture(vault)
+    role = item_of(vault, "fact", "role")
+    vault.captures.accept([role], today=TODAY)
+    entity = vault.root / "people/Maya Chen.md"
+    entity.write_text(entity.read_text() + "\nA line of mine.\n")
+    changed = files(vault.root)
+    with pytest.raises(CaptureChanged, match="changed since"):
+        vault.captures.undo(role)
+    assert files(vault.root) == changed
+    with pytest.raises(CaptureNotFound):
+        vault.captures.undo("c-123456")

@@ -1,0 +1,178 @@
+"""The review screen through Pilot: captured items listed, accepted, rejected, edited, undone."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Label
+
+from tests.tui.conftest import settle, type_text, wait_until
+from vaultmem.tui.app import VaultmemApp
+from vaultmem.tui.screens.review import Ask, ReviewScreen
+from vaultmem.tui.widgets.diff_view import DiffView
+from vaultmem.vault import Vault
+
+NOW = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
+CHAT = (
+    "Date: 2026-11-30\n"
+    "Maya Chen: My employer is Tidepool now.\n"
+    "Tom: Congrats!\n"
+    "Maya Chen: I'll send the contract to Ana on Friday.\n"
+    "Maya Chen: I love hiking in the Alps.\n"
+)
+
+
+def captured(vault_dir: Path, text: str = CHAT) -> Vault:
+    vault = Vault(vault_dir)
+    t = vault.captures.read_transcript(io.BytesIO(text.encode()), "chat")
+    result = vault.captures.capture(t, source="call with Maya", now=NOW)
+    assert result.status == "written"
+    return vault
+
+
+async def open_review(pilot: Pilot[None]) -> ReviewScreen:
+    await pilot.press("f6")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReviewScreen), "review screen")
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    await wait_until(pilot, lambda: screen.loaded, "the inbox read")
+    return screen
+
+
+def table_ids(screen: ReviewScreen) -> list[str]:
+    table = screen.query_one("#review-table", DataTable)
+    return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+
+def select(screen: ReviewScreen, item_id: str) -> None:
+    table = screen.query_one("#review-table", DataTable)
+    table.move_cursor(row=table_ids(screen).index(item_id))
+
+
+def item_id(screen: ReviewScreen, kind: str, key: str | None = None) -> str:
+    return next(
+        r.item.id
+        for r in screen.rows
+        if r.item.candidate.kind == kind and key in (None, r.item.candidate.key)
+    )
+
+
+@pytest.mark.asyncio
+async def test_lists_pending_items_with_a_count_at_80x24_and_40x12(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    for size in ((80, 24), (40, 12)):
+        app = VaultmemApp(vault, live=False)
+        async with app.run_test(size=size) as pilot:
+            screen = await open_review(pilot)
+            status = str(screen.query_one("#review-status", Label).render())
+            assert status.startswith(f"{len(screen.rows)} items to review in 1 capture")
+            assert len(table_ids(screen)) == len(screen.rows) == 4
+            detail = str(screen.query_one("#review-detail").render())
+            assert "turn" in detail and "inbox/2026-12-01 call with Maya.md" in detail
+
+
+@pytest.mark.asyncio
+async def test_accept_a_contradiction_after_its_diff_then_undo(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    maya = (vault_dir / "Maya Chen.md").read_text()
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        employer = item_id(screen, "fact", "employer")
+        select(screen, employer)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiffView), "the diff preview")
+        diff = app.screen.diff  # type: ignore[attr-defined]
+        assert "-- employer:: Heatwise GmbH ^f-0c32" in diff
+        assert "+- employer:: Tidepool ^f-0c32" in diff and "+    - was:: Heatwise GmbH" in diff
+        assert "+    - source:: capture 2026-12-01 call with Maya" in diff  # as it will write
+        await pilot.press("y")
+        await wait_until(pilot, lambda: employer not in table_ids(screen), "the row gone")
+        text = (vault_dir / "Maya Chen.md").read_text()
+        assert "- employer:: Tidepool ^f-0c32" in text and "was:: Heatwise GmbH" in text
+        await pilot.press("u")
+        await wait_until(pilot, lambda: employer in table_ids(screen), "the row back")
+        assert (vault_dir / "Maya Chen.md").read_text() == maya
+
+
+@pytest.mark.asyncio
+async def test_declining_the_diff_writes_nothing(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    maya = (vault_dir / "Maya Chen.md").read_text()
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        select(screen, item_id(screen, "fact", "employer"))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiffView), "the diff preview")
+        await pilot.press("n")
+        await settle(pilot)
+        assert (vault_dir / "Maya Chen.md").read_text() == maya
+        assert len(table_ids(screen)) == 4
+
+
+@pytest.mark.asyncio
+async def test_reject_and_edit_in_place(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        likes = item_id(screen, "fact", "likes")
+        select(screen, likes)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: likes not in table_ids(screen), "the rejected row gone")
+        loop = item_id(screen, "loop")
+        select(screen, loop)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, Ask), "the edit box")
+        await pilot.press("ctrl+a", "ctrl+k")  # clear the line, then type the new value
+        await type_text(pilot, "send the slides")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any(r.item.candidate.value == "send the slides" for r in screen.rows),
+            "the edited value",
+        )
+        note = (vault_dir / "inbox/2026-12-01 call with Maya.md").read_text()
+        assert "loop:: send the slides" in note and "~~[[Maya Chen]] likes:: hiking" in note
+
+
+@pytest.mark.asyncio
+async def test_accept_all_above_a_confidence(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        above = {r.item.id for r in screen.rows if r.item.candidate.confidence >= 0.7}
+        assert above and len(above) < len(screen.rows)
+        await pilot.press("A")
+        await wait_until(pilot, lambda: isinstance(app.screen, Ask), "the threshold box")
+        await pilot.press("enter")  # the default, 0.7
+        await wait_until(pilot, lambda: not (above & set(table_ids(screen))), "rows accepted")
+        assert len(table_ids(screen)) == 4 - len(above)
+
+
+@pytest.mark.asyncio
+async def test_a_capture_note_deleted_while_shown(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        select(screen, item_id(screen, "fact", "likes"))
+        (vault_dir / "inbox/2026-12-01 call with Maya.md").unlink()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: table_ids(screen) == [], "the queue emptied")
+        assert "- employer:: Heatwise GmbH ^f-0c32" in (vault_dir / "Maya Chen.md").read_text()
+
+
+@pytest.mark.asyncio
+async def test_an_empty_inbox_says_how_to_fill_it(app: VaultmemApp) -> None:
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        assert "nothing to review" in str(screen.query_one("#review-status", Label).render())
+        await pilot.press("a", "r", "u")  # nothing highlighted: nothing happens
+        await settle(pilot)
