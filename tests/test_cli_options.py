@@ -20,10 +20,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ROOT, write_files
+from tests.capture.test_cli_capture import run as capture_run
+from tests.conftest import ROOT, MakeVault, write_files
 from tests.fake_model_server import FakeModelServer
 from tests.test_cli import run
 from tests.test_cli_effects import hit_paths
+from tests.test_cli_memory import run as memory_run
+from tests.test_cli_trash import run as trash_run
+from tests.test_memories import EPISODES, MAYA
+from vaultmem.vault import Vault
 
 # (command, option) -> the test proving the option changes what the command does
 PROVEN: dict[tuple[str, str], str] = {
@@ -622,3 +627,227 @@ def test_mcp_allow_host_lets_that_host_in(served: str) -> None:
     assert httpx.get(served + "/health", headers={"Host": f"notes.lan:{port}"}).status_code == 200
     assert httpx.get(served + "/health", headers={"Host": "notes.lan"}).status_code == 200
     assert httpx.get(served + "/health", headers={"Host": f"other.lan:{port}"}).status_code == 421
+
+
+# --------------------------------------------------------------------------- trash, restore
+
+
+@pytest.fixture
+def trashable(make_vault: MakeVault) -> Vault:
+    vault = make_vault({"a.md": "alpha\n", "b.md": "beta\n"})
+    vault.reindex(embed=False)
+    return vault
+
+
+def _hold_the_index_lock(vault: Vault) -> Iterator[None]:
+    lock_path = vault.index_path.with_name(vault.index_path.name + ".lock")
+    with open(lock_path, "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
+def test_trash_move_json_and_wait(trashable: Vault) -> None:
+    for _ in _hold_the_index_lock(trashable):
+        held = trash_run(trashable, "trash", "move", "a.md", "--wait", "0.2")
+        assert held.exit_code == 4 and (trashable.root / "a.md").exists()
+    out = trash_run(trashable, "trash", "move", "a.md", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["trashed"]["entry"] == ".trash/a.md"
+    assert not (trashable.root / "a.md").exists()
+
+
+def test_restore_wait_gives_up_on_a_held_lock_and_moves_nothing(trashable: Vault) -> None:
+    assert trash_run(trashable, "trash", "a.md").exit_code == 0
+    for _ in _hold_the_index_lock(trashable):
+        held = trash_run(trashable, "restore", ".trash/a.md", "--wait", "0.2")
+        assert held.exit_code == 4
+    assert (trashable.root / ".trash/a.md").exists() and not (trashable.root / "a.md").exists()
+    assert trash_run(trashable, "restore", ".trash/a.md", "--wait", "30").exit_code == 0
+    assert (trashable.root / "a.md").read_text() == "alpha\n"
+
+
+def test_trash_purge_all_deletes_entries_however_recent(trashable: Vault) -> None:
+    trash_run(trashable, "trash", "a.md")
+    trash_run(trashable, "trash", "b.md")
+    kept = json.loads(trash_run(trashable, "trash", "purge", "--yes", "--json").stdout)
+    assert kept["total"] == 0  # trashed a moment ago: younger than the default 30 days
+    gone = json.loads(trash_run(trashable, "trash", "purge", "--all", "--yes", "--json").stdout)
+    assert sorted(e["entry"] for e in gone["purged"]) == [".trash/a.md", ".trash/b.md"]
+    assert trashable.list_trash() == ()
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@pytest.fixture
+def memory(make_vault: MakeVault) -> Vault:
+    vault = make_vault({"people/Maya Chen.md": MAYA, "Priya.md": "# Priya\n", **EPISODES})
+    vault.reindex(embed=False)
+    return vault
+
+
+def test_fact_get_json_gives_the_value_its_block_and_history(memory: Vault) -> None:
+    data = json.loads(memory_run(memory, "fact", "get", "Maya", "employer", "--json").stdout)
+    assert data["path"] == "people/Maya Chen.md"
+    [fact] = data["facts"]
+    assert (fact["value"], fact["block"], fact["origin"]) == ("Heatwise GmbH", "f-0001", "call with Maya")
+    assert [h["value"] for h in fact["history"]] == ["Acme", "Initech"]
+
+
+def test_fact_list_key_since_and_json(memory: Vault) -> None:
+    every = json.loads(memory_run(memory, "fact", "list", "--json").stdout)
+    assert {f["key"] for f in every["facts"]} >= {"employer", "home_city", "outcome"}
+    employer = json.loads(memory_run(memory, "fact", "list", "--key", "employer", "--json").stdout)
+    assert [(f["title"], f["value"]) for f in employer["facts"]] == [("Maya Chen", "Heatwise GmbH")]
+    assert memory_run(memory, "fact", "list", "--key", "employer").stdout == (
+        "Maya Chen: employer = Heatwise GmbH  [people/Maya Chen.md:8]\n"
+    )
+    memory_run(memory, "fact", "set", "Maya", "home_city", "Hamburg")
+    since = json.loads(memory_run(memory, "fact", "list", "--since", "2026-06-01", "--json").stdout)
+    keys = [f["key"] for f in since["facts"]]
+    assert "home_city" in keys and "employer" not in keys  # employer was set on 2025-03-01
+
+
+def test_fact_set_source_create_and_line(memory: Vault) -> None:
+    memory_run(memory, "fact", "set", "Maya", "home_city", "Hamburg", "--source", "chat")
+    got = json.loads(memory_run(memory, "fact", "get", "Maya", "home_city", "--json").stdout)
+    assert got["facts"][0]["origin"] == "chat"
+    refused = memory_run(memory, "fact", "set", "Tariff sync", "status", "green")
+    assert refused.exit_code == 1 and not (memory.root / "entities").exists()
+    created = memory_run(memory, "fact", "set", "Tariff sync", "status", "green", "--create")
+    assert created.exit_code == 0, created.output
+    assert (memory.root / "entities/Tariff sync.md").read_text().startswith("## Facts\n- status:: green")
+    (memory.root / "Two.md").write_text("# Two\n- size:: small\n- size:: large\n")
+    memory.reindex(embed=False)
+    memory_run(memory, "fact", "set", "Two", "size", "medium", "--line", "3")
+    lines = (memory.root / "Two.md").read_text().splitlines()
+    assert lines[1] == "- size:: small" and lines[2].startswith("- size:: medium")
+
+
+# --------------------------------------------------------------------------- episodes, trends
+
+
+def test_episode_add_writes_every_option_into_the_note(memory: Vault) -> None:
+    out = memory_run(memory, "episode", "add", "Gateway fix", "--outcome", "failure", "--entity",
+                     "Maya Chen", "--entity", "Priya", "--date", "2026-11-29", "--duration",
+                     "90 min", "--procedure", "Runbook", "--body", "It rebooted again.")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert (memory.root / "episodes/2026-11-29 Gateway fix.md").read_text() == (
+        "---\ntype: episode\ndate: 2026-11-29\noutcome: failure\nentities:\n"
+        '  - "[[Maya Chen]]"\n  - "[[Priya]]"\nduration: 1h30m\nprocedure: "[[Runbook]]"\n---\n\n'
+        "It rebooted again.\n"
+    )
+
+
+def test_episodes_outcome_entity_until_and_json(memory: Vault) -> None:
+    def titles(*args: str) -> list[str]:
+        result = memory_run(memory, "episodes", *args, "--json")
+        assert result.exit_code == 0, result.output
+        return [e["title"] for e in json.loads(result.stdout)["episodes"]]
+
+    assert titles() == ["Hotfix shipped", "Gateway rollback", "Kickoff"]
+    assert titles("--outcome", "failure") == ["Gateway rollback"]
+    assert titles("--entity", "Tariff sync") == ["Hotfix shipped"]
+    assert titles("--until", "2026-11-21") == ["Gateway rollback", "Kickoff"]
+    assert titles("--since", "last week", "--now", "2026-11-30") == ["Hotfix shipped"]
+    two = ["Hotfix shipped", "Gateway rollback"]  # "last week" from the 24th reaches the 20th
+    assert titles("--since", "last week", "--now", "2026-11-24") == two
+
+
+def test_trends_granularity_and_since(memory: Vault) -> None:
+    def periods(*args: str) -> list[tuple[str, int]]:
+        data = json.loads(memory_run(memory, "trends", "Maya Chen", *args, "--json").stdout)
+        return [(p["period"], p["decided"]) for p in data["periods"]]
+
+    assert periods() == [("2026-W47", 1), ("2026-W48", 1)]
+    assert periods("--granularity", "month") == [("2026-11", 2)]
+    assert periods("--granularity", "month", "--since", "2026-11-25", "--now", "2026-11-30") == [
+        ("2026-11", 1)
+    ]
+
+
+# --------------------------------------------------------------------------- loops
+
+
+def test_loops_entity_and_priority(memory: Vault) -> None:
+    def texts(*args: str) -> list[str]:
+        data = json.loads(memory_run(memory, "loops", *args, "--json").stdout)
+        return [x["text"] for x in data["loops"]]
+
+    both = ["Send Maya the tariff sheet", "Ask [[Priya]] about the freeze"]
+    assert texts("--now", "2026-11-30") == both
+    assert texts("--priority", "high") == both[:1]
+    assert texts("--entity", "Priya") == both[1:]
+
+
+def test_loop_add_note_due_and_priority(memory: Vault) -> None:
+    out = memory_run(memory, "loop", "add", "Call Priya", "--note", "Priya", "--due",
+                     "2026-12-05", "--priority", "high")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert (memory.root / "Priya.md").read_text() == (
+        "# Priya\n\n## Open loops\n- [ ] Call Priya ⏫ 📅 2026-12-05\n"
+    )
+    assert "Call Priya" not in (memory.root / "people/Maya Chen.md").read_text()
+    plain = memory_run(memory, "loop", "add", "Write back", "--note", "Priya")
+    assert plain.exit_code == 0, plain.output
+    assert (memory.root / "Priya.md").read_text().endswith("- [ ] Write back\n")
+
+
+# --------------------------------------------------------------------------- recall, gate, salience
+
+
+def test_recall_days_budget_now_and_json(memory: Vault) -> None:
+    ask = ("recall", "where did we leave off with Maya?")
+
+    def kinds(*args: str) -> list[tuple[str, str]]:
+        data = json.loads(memory_run(memory, *ask, *args, "--json").stdout)
+        assert data["continuation"] is True
+        return [(line["kind"], line["path"]) for line in data["lines"]]
+
+    wide = [p for k, p in kinds("--now", "2026-11-30") if k == "episode"]
+    assert wide == [
+        "episodes/2026-11-27 Hotfix shipped.md",
+        "episodes/2026-11-20 Gateway rollback.md",
+    ]
+    narrow = [p for k, p in kinds("--now", "2026-11-30", "--days", "5") if k == "episode"]
+    assert narrow == ["episodes/2026-11-27 Hotfix shipped.md"]
+    later = [p for k, p in kinds("--now", "2027-03-01") if k == "episode"]
+    assert later == []
+    full = memory_run(memory, *ask, "--now", "2026-11-30").stdout
+    cut = memory_run(memory, *ask, "--now", "2026-11-30", "--budget", "120").stdout
+    assert len(cut.rstrip("\n")) <= 120 < len(full)
+    assert cut.startswith("# Continuing: Maya Chen\n")
+
+
+def test_recall_include_expired_keeps_notes_past_their_decay(make_vault: MakeVault) -> None:
+    expired = (
+        "---\ntype: episode\ndate: 2026-11-28\noutcome: success\ndecay: session\n"
+        'entities:\n  - "[[Maya Chen]]"\n---\n\nA scratch win.\n'
+    )
+    vault = make_vault({"people/Maya Chen.md": MAYA, "episodes/2026-11-28 Scratch.md": expired})
+    vault.reindex(embed=False)
+    ask = ("recall", "where did we leave off with Maya?", "--now", "2026-11-30")
+    assert "A scratch win" not in memory_run(vault, *ask).stdout
+    assert "A scratch win" in memory_run(vault, *ask, "--include-expired").stdout
+
+
+def test_gate_json_and_llm(memory: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    ask = ("gate", "what is a tariff sheet?", "--json")
+    plain = memory_run(memory, *ask)
+    assert plain.exit_code == 2
+    assert json.loads(plain.stdout)["verdict"] == "no-memory"
+    with FakeModelServer() as model:
+        model.reply = "MEMORY"
+        monkeypatch.setenv("OLLAMA_URL", model.url)
+        asked = memory_run(memory, *ask, "--llm", "ollama:llama3.2")
+        assert model.posts("/api/generate")
+    assert asked.exit_code == 0, asked.output
+    data = json.loads(asked.stdout)
+    assert (data["verdict"], data["llm"]) == ("needs-memory", "needs-memory")
+
+
+def test_salience_top_cuts_the_list(memory: Vault) -> None:
+    every = json.loads(memory_run(memory, "salience", "--now", "2027-06-01", "--json").stdout)
+    top = json.loads(memory_run(memory, "salience", "--top", "1", "--now", "2027-06-01", "--json").stdout)
+    assert len(every["salient"]) > 1 and top["total"] == 1
+    assert top["salient"] == every["salient"][:1]
