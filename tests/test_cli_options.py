@@ -7,6 +7,7 @@ test_cli_effects.py and the others did not.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import re
@@ -20,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.capture.test_cli_capture import CHAT
 from tests.capture.test_cli_capture import run as capture_run
 from tests.conftest import ROOT, MakeVault, write_files
 from tests.fake_model_server import FakeModelServer
@@ -119,6 +121,76 @@ PROVEN: dict[tuple[str, str], str] = {
     ("mcp", "--port"): "test_localhost_forms_of_the_host_are_accepted",
     ("mcp", "--token"): "test_mcp_without_the_right_token_is_401",
     ("mcp", "--allow-host"): "test_mcp_allow_host_lets_that_host_in",
+    ("search", "--mtime"): "test_on_a_fresh_copy_undated_notes_do_not_pass_since",
+    ("search", "--personas"): "test_the_cli_leaves_personas_out_unless_asked",
+    ("related", "--limit"): "test_cli_related",
+    ("related", "--json"): "test_cli_related",
+    ("trash", "--json"): "test_trash_moves_the_note_and_the_index_forgets_it",
+    ("trash", "--wait"): "test_a_held_index_lock_exits_4_and_moves_nothing",
+    ("trash move", "--json"): "test_trash_move_json_and_wait",
+    ("trash move", "--wait"): "test_trash_move_json_and_wait",
+    ("trash list", "--json"): "test_trash_list_then_restore_puts_it_back_and_indexes_it",
+    ("restore", "--json"): "test_trash_list_then_restore_puts_it_back_and_indexes_it",
+    ("restore", "--to"): "test_restore_never_overwrites",
+    ("restore", "--wait"): "test_restore_wait_gives_up_on_a_held_lock_and_moves_nothing",
+    ("trash purge", "--all"): "test_trash_purge_all_deletes_entries_however_recent",
+    ("trash purge", "--older-than"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
+    ("trash purge", "--yes"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
+    ("trash purge", "--json"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
+    ("fact get", "--json"): "test_fact_get_json_gives_the_value_its_block_and_history",
+    ("fact history", "--json"): "test_fact_history_text_and_json",
+    ("fact list", "--key"): "test_fact_list_key_since_and_json",
+    ("fact list", "--since"): "test_fact_list_key_since_and_json",
+    ("fact list", "--json"): "test_fact_list_key_since_and_json",
+    ("fact set", "--source"): "test_fact_set_source_create_and_line",
+    ("fact set", "--line"): "test_fact_set_source_create_and_line",
+    ("fact set", "--create"): "test_fact_set_source_create_and_line",
+    ("episode add", "--outcome"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--entity"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--date"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--duration"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--procedure"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--body"): "test_episode_add_writes_every_option_into_the_note",
+    ("episodes", "--since"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--until"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--outcome"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--entity"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--now"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--json"): "test_episodes_outcome_entity_until_and_json",
+    ("trends", "--granularity"): "test_trends_granularity_and_since",
+    ("trends", "--since"): "test_trends_granularity_and_since",
+    ("trends", "--json"): "test_trends_json",
+    ("loops", "--entity"): "test_loops_entity_and_priority",
+    ("loops", "--priority"): "test_loops_entity_and_priority",
+    ("loops", "--due-before"): "test_loops_lists_ids_that_resolve_takes",
+    ("loops", "--json"): "test_loops_lists_ids_that_resolve_takes",
+    ("loop add", "--note"): "test_loop_add_note_due_and_priority",
+    ("loop add", "--due"): "test_loop_add_note_due_and_priority",
+    ("loop add", "--priority"): "test_loop_add_note_due_and_priority",
+    ("recall", "--days"): "test_recall_days_budget_now_and_json",
+    ("recall", "--budget"): "test_recall_days_budget_now_and_json",
+    ("recall", "--now"): "test_recall_days_budget_now_and_json",
+    ("recall", "--json"): "test_recall_days_budget_now_and_json",
+    ("recall", "--include-expired"): "test_recall_include_expired_keeps_notes_past_their_decay",
+    ("gate", "--llm"): "test_gate_json_and_llm",
+    ("gate", "--json"): "test_gate_json_and_llm",
+    ("salience", "--top"): "test_salience_top_cuts_the_list",
+    ("salience", "--json"): "test_salience_lists_notes_and_facts",
+    ("prune", "--yes"): "test_prune_lists_then_moves_expired_notes_to_the_trash",
+    ("prune", "--json"): "test_prune_lists_then_moves_expired_notes_to_the_trash",
+    ("capture", "--source"): "test_capture_source_and_persona_name_the_capture_note",
+    ("capture", "--persona"): "test_capture_source_and_persona_name_the_capture_note",
+    ("capture", "--session"): "test_one_session_of_a_locomo_file",
+    ("capture", "--dry-run"): "test_dry_run_json",
+    ("capture", "--llm"): "test_llm_output_that_fits_the_schema_is_captured",
+    ("capture", "--json"): "test_dry_run_json",
+    ("review", "--json"): "test_capture_then_review_then_accept",
+    ("review accept", "--all"): "test_review_accept_all_above_a_confidence",
+    ("review accept", "--min-confidence"): "test_review_accept_all_above_a_confidence",
+    ("review edit", "--value"): "test_review_reject_edit_and_errors",
+    ("review edit", "--due"): "test_review_reject_edit_and_errors",
+    ("review edit", "--key"): "test_review_edit_key_and_entity",
+    ("review edit", "--entity"): "test_review_edit_key_and_entity",
 }
 
 # Every exit code the README documents (and 6, docs/editing.md), each asserted through the CLI.
@@ -639,6 +711,7 @@ def trashable(make_vault: MakeVault) -> Vault:
     return vault
 
 
+@contextlib.contextmanager
 def _hold_the_index_lock(vault: Vault) -> Iterator[None]:
     lock_path = vault.index_path.with_name(vault.index_path.name + ".lock")
     with open(lock_path, "a+") as held:
@@ -647,7 +720,7 @@ def _hold_the_index_lock(vault: Vault) -> Iterator[None]:
 
 
 def test_trash_move_json_and_wait(trashable: Vault) -> None:
-    for _ in _hold_the_index_lock(trashable):
+    with _hold_the_index_lock(trashable):
         held = trash_run(trashable, "trash", "move", "a.md", "--wait", "0.2")
         assert held.exit_code == 4 and (trashable.root / "a.md").exists()
     out = trash_run(trashable, "trash", "move", "a.md", "--json")
@@ -658,7 +731,7 @@ def test_trash_move_json_and_wait(trashable: Vault) -> None:
 
 def test_restore_wait_gives_up_on_a_held_lock_and_moves_nothing(trashable: Vault) -> None:
     assert trash_run(trashable, "trash", "a.md").exit_code == 0
-    for _ in _hold_the_index_lock(trashable):
+    with _hold_the_index_lock(trashable):
         held = trash_run(trashable, "restore", ".trash/a.md", "--wait", "0.2")
         assert held.exit_code == 4
     assert (trashable.root / ".trash/a.md").exists() and not (trashable.root / "a.md").exists()
@@ -690,7 +763,11 @@ def test_fact_get_json_gives_the_value_its_block_and_history(memory: Vault) -> N
     data = json.loads(memory_run(memory, "fact", "get", "Maya", "employer", "--json").stdout)
     assert data["path"] == "people/Maya Chen.md"
     [fact] = data["facts"]
-    assert (fact["value"], fact["block"], fact["origin"]) == ("Heatwise GmbH", "f-0001", "call with Maya")
+    assert (fact["value"], fact["block"], fact["origin"]) == (
+        "Heatwise GmbH",
+        "f-0001",
+        "call with Maya",
+    )
     assert [h["value"] for h in fact["history"]] == ["Acme", "Initech"]
 
 
@@ -716,7 +793,11 @@ def test_fact_set_source_create_and_line(memory: Vault) -> None:
     assert refused.exit_code == 1 and not (memory.root / "entities").exists()
     created = memory_run(memory, "fact", "set", "Tariff sync", "status", "green", "--create")
     assert created.exit_code == 0, created.output
-    assert (memory.root / "entities/Tariff sync.md").read_text().startswith("## Facts\n- status:: green")
+    assert (
+        (memory.root / "entities/Tariff sync.md")
+        .read_text()
+        .startswith("## Facts\n- status:: green")
+    )
     (memory.root / "Two.md").write_text("# Two\n- size:: small\n- size:: large\n")
     memory.reindex(embed=False)
     memory_run(memory, "fact", "set", "Two", "size", "medium", "--line", "3")
@@ -728,9 +809,11 @@ def test_fact_set_source_create_and_line(memory: Vault) -> None:
 
 
 def test_episode_add_writes_every_option_into_the_note(memory: Vault) -> None:
-    out = memory_run(memory, "episode", "add", "Gateway fix", "--outcome", "failure", "--entity",
-                     "Maya Chen", "--entity", "Priya", "--date", "2026-11-29", "--duration",
-                     "90 min", "--procedure", "Runbook", "--body", "It rebooted again.")  # fmt: skip
+    out = memory_run(
+        memory, "episode", "add", "Gateway fix", "--outcome", "failure", "--entity", "Maya Chen",
+        "--entity", "Priya", "--date", "2026-11-29", "--duration", "90 min", "--procedure",
+        "Runbook", "--body", "It rebooted again.",
+    )  # fmt: skip
     assert out.exit_code == 0, out.output
     assert (memory.root / "episodes/2026-11-29 Gateway fix.md").read_text() == (
         "---\ntype: episode\ndate: 2026-11-29\noutcome: failure\nentities:\n"
@@ -848,6 +931,65 @@ def test_gate_json_and_llm(memory: Vault, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_salience_top_cuts_the_list(memory: Vault) -> None:
     every = json.loads(memory_run(memory, "salience", "--now", "2027-06-01", "--json").stdout)
-    top = json.loads(memory_run(memory, "salience", "--top", "1", "--now", "2027-06-01", "--json").stdout)
+    top = json.loads(
+        memory_run(memory, "salience", "--top", "1", "--now", "2027-06-01", "--json").stdout
+    )
     assert len(every["salient"]) > 1 and top["total"] == 1
     assert top["salient"] == every["salient"][:1]
+
+
+# --------------------------------------------------------------------------- capture, review
+
+
+@pytest.fixture
+def captured(make_vault: MakeVault) -> Vault:
+    vault = make_vault({"Maya.md": "# Maya\n\n## Facts\n- role:: CEO ^f-0001\n"})
+    vault.reindex(embed=False)
+    return vault
+
+
+def _capture(vault: Vault, *args: str, chat: str = CHAT) -> dict[str, object]:
+    result = capture_run(vault, "capture", "-", *args, "--json", stdin=chat)
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+def _pending(vault: Vault) -> list[dict[str, object]]:
+    data = json.loads(capture_run(vault, "review", "--json").stdout)
+    return [i for c in data["captures"] for i in c["items"] if i["item_status"] == "pending"]
+
+
+def test_capture_source_and_persona_name_the_capture_note(captured: Vault) -> None:
+    data = _capture(captured, "--source", "call with Maya", "--persona", "coach")
+    path = str(data["path"])
+    assert path.startswith("inbox/2") and path.endswith(" call with Maya.md")
+    head = (captured.root / str(data["path"])).read_text().split("\n---\n", 1)[0] + "\n"
+    assert "\nsource: call with Maya\n" in head and "\npersona: coach\n" in head
+    other = _capture(captured, "--source", "standup", chat=CHAT + "Tom: See you.\n")
+    head = (captured.root / str(other["path"])).read_text().split("\n---\n", 1)[0] + "\n"
+    assert "\nsource: standup\n" in head and "persona:" not in head
+
+
+def test_review_accept_all_above_a_confidence(captured: Vault) -> None:
+    _capture(captured, "--source", "call")
+    confidences = sorted(float(str(i["confidence"])) for i in _pending(captured))
+    assert confidences == [0.6, 0.65, 0.7]
+    out = capture_run(captured, "review", "accept", "--all", "--min-confidence", "0.68")
+    assert out.exit_code == 0, out.output
+    assert "- role:: CTO ^f-0001" in (captured.root / "Maya.md").read_text()
+    assert sorted(str(i["kind"]) for i in _pending(captured)) == ["episode", "loop"]
+    rest = capture_run(captured, "review", "accept", "--all")
+    assert rest.exit_code == 0, rest.output
+    assert _pending(captured) == []
+    assert "send the deck" in (captured.root / "Maya.md").read_text()
+
+
+def test_review_edit_key_and_entity(captured: Vault) -> None:
+    _capture(captured, "--source", "call")
+    role = next(i for i in _pending(captured) if i["kind"] == "fact")
+    out = capture_run(captured, "review", "edit", str(role["item_id"]), "--key", "title",
+                      "--entity", "Tom")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    edited = next(i for i in _pending(captured) if i["kind"] == "fact")
+    assert (edited["entity"], edited["key"], edited["value"]) == ("Tom", "title", "CTO")
+    assert edited["flags"] == []  # Tom holds no title: nothing is contradicted now
