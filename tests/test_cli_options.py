@@ -131,7 +131,7 @@ PROVEN: dict[tuple[str, str], str] = {
     ("trash move", "--wait"): "test_trash_move_json_and_wait",
     ("trash list", "--json"): "test_trash_list_then_restore_puts_it_back_and_indexes_it",
     ("restore", "--json"): "test_trash_list_then_restore_puts_it_back_and_indexes_it",
-    ("restore", "--to"): "test_restore_never_overwrites",
+    ("restore", "--to"): "test_restore_never_overwrites_and_to_puts_it_elsewhere",
     ("restore", "--wait"): "test_restore_wait_gives_up_on_a_held_lock_and_moves_nothing",
     ("trash purge", "--all"): "test_trash_purge_all_deletes_entries_however_recent",
     ("trash purge", "--older-than"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
