@@ -7,6 +7,7 @@ test_cli_effects.py and the others did not.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import re
@@ -20,10 +21,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ROOT, write_files
+from tests.capture.test_cli_capture import CHAT
+from tests.capture.test_cli_capture import run as capture_run
+from tests.conftest import ROOT, MakeVault, write_files
 from tests.fake_model_server import FakeModelServer
 from tests.test_cli import run
 from tests.test_cli_effects import hit_paths
+from tests.test_cli_memory import run as memory_run
+from tests.test_cli_trash import run as trash_run
+from tests.test_memories import EPISODES, MAYA
+from vaultmem.vault import Vault
 
 # (command, option) -> the test proving the option changes what the command does
 PROVEN: dict[tuple[str, str], str] = {
@@ -114,6 +121,76 @@ PROVEN: dict[tuple[str, str], str] = {
     ("mcp", "--port"): "test_localhost_forms_of_the_host_are_accepted",
     ("mcp", "--token"): "test_mcp_without_the_right_token_is_401",
     ("mcp", "--allow-host"): "test_mcp_allow_host_lets_that_host_in",
+    ("search", "--mtime"): "test_on_a_fresh_copy_undated_notes_do_not_pass_since",
+    ("search", "--personas"): "test_the_cli_leaves_personas_out_unless_asked",
+    ("related", "--limit"): "test_cli_related",
+    ("related", "--json"): "test_cli_related",
+    ("trash", "--json"): "test_trash_moves_the_note_and_the_index_forgets_it",
+    ("trash", "--wait"): "test_a_held_index_lock_exits_4_and_moves_nothing",
+    ("trash move", "--json"): "test_trash_move_json_and_wait",
+    ("trash move", "--wait"): "test_trash_move_json_and_wait",
+    ("trash list", "--json"): "test_trash_list_then_restore_puts_it_back_and_indexes_it",
+    ("restore", "--json"): "test_trash_list_then_restore_puts_it_back_and_indexes_it",
+    ("restore", "--to"): "test_restore_never_overwrites_and_to_puts_it_elsewhere",
+    ("restore", "--wait"): "test_restore_wait_gives_up_on_a_held_lock_and_moves_nothing",
+    ("trash purge", "--all"): "test_trash_purge_all_deletes_entries_however_recent",
+    ("trash purge", "--older-than"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
+    ("trash purge", "--yes"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
+    ("trash purge", "--json"): "test_purge_asks_keeps_recent_entries_and_deletes_on_request",
+    ("fact get", "--json"): "test_fact_get_json_gives_the_value_its_block_and_history",
+    ("fact history", "--json"): "test_fact_history_text_and_json",
+    ("fact list", "--key"): "test_fact_list_key_since_and_json",
+    ("fact list", "--since"): "test_fact_list_key_since_and_json",
+    ("fact list", "--json"): "test_fact_list_key_since_and_json",
+    ("fact set", "--source"): "test_fact_set_source_create_and_line",
+    ("fact set", "--line"): "test_fact_set_source_create_and_line",
+    ("fact set", "--create"): "test_fact_set_source_create_and_line",
+    ("episode add", "--outcome"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--entity"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--date"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--duration"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--procedure"): "test_episode_add_writes_every_option_into_the_note",
+    ("episode add", "--body"): "test_episode_add_writes_every_option_into_the_note",
+    ("episodes", "--since"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--until"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--outcome"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--entity"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--now"): "test_episodes_outcome_entity_until_and_json",
+    ("episodes", "--json"): "test_episodes_outcome_entity_until_and_json",
+    ("trends", "--granularity"): "test_trends_granularity_and_since",
+    ("trends", "--since"): "test_trends_granularity_and_since",
+    ("trends", "--json"): "test_trends_json",
+    ("loops", "--entity"): "test_loops_entity_and_priority",
+    ("loops", "--priority"): "test_loops_entity_and_priority",
+    ("loops", "--due-before"): "test_loops_lists_ids_that_resolve_takes",
+    ("loops", "--json"): "test_loops_lists_ids_that_resolve_takes",
+    ("loop add", "--note"): "test_loop_add_note_due_and_priority",
+    ("loop add", "--due"): "test_loop_add_note_due_and_priority",
+    ("loop add", "--priority"): "test_loop_add_note_due_and_priority",
+    ("recall", "--days"): "test_recall_days_budget_now_and_json",
+    ("recall", "--budget"): "test_recall_days_budget_now_and_json",
+    ("recall", "--now"): "test_recall_days_budget_now_and_json",
+    ("recall", "--json"): "test_recall_days_budget_now_and_json",
+    ("recall", "--include-expired"): "test_recall_include_expired_keeps_notes_past_their_decay",
+    ("gate", "--llm"): "test_gate_json_and_llm",
+    ("gate", "--json"): "test_gate_json_and_llm",
+    ("salience", "--top"): "test_salience_top_cuts_the_list",
+    ("salience", "--json"): "test_salience_lists_notes_and_facts",
+    ("prune", "--yes"): "test_prune_lists_then_moves_expired_notes_to_the_trash",
+    ("prune", "--json"): "test_prune_lists_then_moves_expired_notes_to_the_trash",
+    ("capture", "--source"): "test_capture_source_and_persona_name_the_capture_note",
+    ("capture", "--persona"): "test_capture_source_and_persona_name_the_capture_note",
+    ("capture", "--session"): "test_one_session_of_a_locomo_file",
+    ("capture", "--dry-run"): "test_dry_run_json",
+    ("capture", "--llm"): "test_llm_output_that_fits_the_schema_is_captured",
+    ("capture", "--json"): "test_dry_run_json",
+    ("review", "--json"): "test_capture_then_review_then_accept",
+    ("review accept", "--all"): "test_review_accept_all_above_a_confidence",
+    ("review accept", "--min-confidence"): "test_review_accept_all_above_a_confidence",
+    ("review edit", "--value"): "test_review_reject_edit_and_errors",
+    ("review edit", "--due"): "test_review_reject_edit_and_errors",
+    ("review edit", "--key"): "test_review_edit_key_and_entity",
+    ("review edit", "--entity"): "test_review_edit_key_and_entity",
 }
 
 # Every exit code the README documents (and 6, docs/editing.md), each asserted through the CLI.
@@ -622,3 +699,297 @@ def test_mcp_allow_host_lets_that_host_in(served: str) -> None:
     assert httpx.get(served + "/health", headers={"Host": f"notes.lan:{port}"}).status_code == 200
     assert httpx.get(served + "/health", headers={"Host": "notes.lan"}).status_code == 200
     assert httpx.get(served + "/health", headers={"Host": f"other.lan:{port}"}).status_code == 421
+
+
+# --------------------------------------------------------------------------- trash, restore
+
+
+@pytest.fixture
+def trashable(make_vault: MakeVault) -> Vault:
+    vault = make_vault({"a.md": "alpha\n", "b.md": "beta\n"})
+    vault.reindex(embed=False)
+    return vault
+
+
+@contextlib.contextmanager
+def _hold_the_index_lock(vault: Vault) -> Iterator[None]:
+    lock_path = vault.index_path.with_name(vault.index_path.name + ".lock")
+    with open(lock_path, "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
+def test_trash_move_json_and_wait(trashable: Vault) -> None:
+    with _hold_the_index_lock(trashable):
+        held = trash_run(trashable, "trash", "move", "a.md", "--wait", "0.2")
+        assert held.exit_code == 4 and (trashable.root / "a.md").exists()
+    out = trash_run(trashable, "trash", "move", "a.md", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["trashed"]["entry"] == ".trash/a.md"
+    assert not (trashable.root / "a.md").exists()
+
+
+def test_restore_wait_gives_up_on_a_held_lock_and_moves_nothing(trashable: Vault) -> None:
+    assert trash_run(trashable, "trash", "a.md").exit_code == 0
+    with _hold_the_index_lock(trashable):
+        held = trash_run(trashable, "restore", ".trash/a.md", "--wait", "0.2")
+        assert held.exit_code == 4
+    assert (trashable.root / ".trash/a.md").exists() and not (trashable.root / "a.md").exists()
+    assert trash_run(trashable, "restore", ".trash/a.md", "--wait", "30").exit_code == 0
+    assert (trashable.root / "a.md").read_text() == "alpha\n"
+
+
+def test_trash_purge_all_deletes_entries_however_recent(trashable: Vault) -> None:
+    trash_run(trashable, "trash", "a.md")
+    trash_run(trashable, "trash", "b.md")
+    kept = json.loads(trash_run(trashable, "trash", "purge", "--yes", "--json").stdout)
+    assert kept["total"] == 0  # trashed a moment ago: younger than the default 30 days
+    gone = json.loads(trash_run(trashable, "trash", "purge", "--all", "--yes", "--json").stdout)
+    assert sorted(e["entry"] for e in gone["purged"]) == [".trash/a.md", ".trash/b.md"]
+    assert trashable.list_trash() == ()
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@pytest.fixture
+def memory(make_vault: MakeVault) -> Vault:
+    vault = make_vault({"people/Maya Chen.md": MAYA, "Priya.md": "# Priya\n", **EPISODES})
+    vault.reindex(embed=False)
+    return vault
+
+
+def test_fact_get_json_gives_the_value_its_block_and_history(memory: Vault) -> None:
+    data = json.loads(memory_run(memory, "fact", "get", "Maya", "employer", "--json").stdout)
+    assert data["path"] == "people/Maya Chen.md"
+    [fact] = data["facts"]
+    assert (fact["value"], fact["block"], fact["origin"]) == (
+        "Heatwise GmbH",
+        "f-0001",
+        "call with Maya",
+    )
+    assert [h["value"] for h in fact["history"]] == ["Acme", "Initech"]
+
+
+def test_fact_list_key_since_and_json(memory: Vault) -> None:
+    every = json.loads(memory_run(memory, "fact", "list", "--json").stdout)
+    assert {f["key"] for f in every["facts"]} >= {"employer", "home_city", "outcome"}
+    employer = json.loads(memory_run(memory, "fact", "list", "--key", "employer", "--json").stdout)
+    assert [(f["title"], f["value"]) for f in employer["facts"]] == [("Maya Chen", "Heatwise GmbH")]
+    assert memory_run(memory, "fact", "list", "--key", "employer").stdout == (
+        "Maya Chen: employer = Heatwise GmbH  [people/Maya Chen.md:8]\n"
+    )
+    memory_run(memory, "fact", "set", "Maya", "home_city", "Hamburg")
+    since = json.loads(memory_run(memory, "fact", "list", "--since", "2026-06-01", "--json").stdout)
+    keys = [f["key"] for f in since["facts"]]
+    assert "home_city" in keys and "employer" not in keys  # employer was set on 2025-03-01
+
+
+def test_fact_set_source_create_and_line(memory: Vault) -> None:
+    memory_run(memory, "fact", "set", "Maya", "home_city", "Hamburg", "--source", "chat")
+    got = json.loads(memory_run(memory, "fact", "get", "Maya", "home_city", "--json").stdout)
+    assert got["facts"][0]["origin"] == "chat"
+    refused = memory_run(memory, "fact", "set", "Tariff sync", "status", "green")
+    assert refused.exit_code == 1 and not (memory.root / "entities").exists()
+    created = memory_run(memory, "fact", "set", "Tariff sync", "status", "green", "--create")
+    assert created.exit_code == 0, created.output
+    assert (
+        (memory.root / "entities/Tariff sync.md")
+        .read_text()
+        .startswith("## Facts\n- status:: green")
+    )
+    (memory.root / "Two.md").write_text("# Two\n- size:: small\n- size:: large\n")
+    memory.reindex(embed=False)
+    memory_run(memory, "fact", "set", "Two", "size", "medium", "--line", "3")
+    lines = (memory.root / "Two.md").read_text().splitlines()
+    assert lines[1] == "- size:: small" and lines[2].startswith("- size:: medium")
+
+
+# --------------------------------------------------------------------------- episodes, trends
+
+
+def test_episode_add_writes_every_option_into_the_note(memory: Vault) -> None:
+    out = memory_run(
+        memory, "episode", "add", "Gateway fix", "--outcome", "failure", "--entity", "Maya Chen",
+        "--entity", "Priya", "--date", "2026-11-29", "--duration", "90 min", "--procedure",
+        "Runbook", "--body", "It rebooted again.",
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert (memory.root / "episodes/2026-11-29 Gateway fix.md").read_text() == (
+        "---\ntype: episode\ndate: 2026-11-29\noutcome: failure\nentities:\n"
+        '  - "[[Maya Chen]]"\n  - "[[Priya]]"\nduration: 1h30m\nprocedure: "[[Runbook]]"\n---\n\n'
+        "It rebooted again.\n"
+    )
+
+
+def test_episodes_outcome_entity_until_and_json(memory: Vault) -> None:
+    def titles(*args: str) -> list[str]:
+        result = memory_run(memory, "episodes", *args, "--json")
+        assert result.exit_code == 0, result.output
+        return [e["title"] for e in json.loads(result.stdout)["episodes"]]
+
+    assert titles() == ["Hotfix shipped", "Gateway rollback", "Kickoff"]
+    assert titles("--outcome", "failure") == ["Gateway rollback"]
+    assert titles("--entity", "Tariff sync") == ["Hotfix shipped"]
+    assert titles("--until", "2026-11-21") == ["Gateway rollback", "Kickoff"]
+    assert titles("--since", "last week", "--now", "2026-11-30") == ["Hotfix shipped"]
+    two = ["Hotfix shipped", "Gateway rollback"]  # "last week" from the 24th reaches the 20th
+    assert titles("--since", "last week", "--now", "2026-11-24") == two
+
+
+def test_trends_granularity_and_since(memory: Vault) -> None:
+    def periods(*args: str) -> list[tuple[str, int]]:
+        data = json.loads(memory_run(memory, "trends", "Maya Chen", *args, "--json").stdout)
+        return [(p["period"], p["decided"]) for p in data["periods"]]
+
+    assert periods() == [("2026-W47", 1), ("2026-W48", 1)]
+    assert periods("--granularity", "month") == [("2026-11", 2)]
+    assert periods("--granularity", "month", "--since", "2026-11-25", "--now", "2026-11-30") == [
+        ("2026-11", 1)
+    ]
+
+
+# --------------------------------------------------------------------------- loops
+
+
+def test_loops_entity_and_priority(memory: Vault) -> None:
+    def texts(*args: str) -> list[str]:
+        data = json.loads(memory_run(memory, "loops", *args, "--json").stdout)
+        return [x["text"] for x in data["loops"]]
+
+    both = ["Send Maya the tariff sheet", "Ask [[Priya]] about the freeze"]
+    assert texts("--now", "2026-11-30") == both
+    assert texts("--priority", "high") == both[:1]
+    assert texts("--entity", "Priya") == both[1:]
+
+
+def test_loop_add_note_due_and_priority(memory: Vault) -> None:
+    out = memory_run(memory, "loop", "add", "Call Priya", "--note", "Priya", "--due",
+                     "2026-12-05", "--priority", "high")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert (memory.root / "Priya.md").read_text() == (
+        "# Priya\n\n## Open loops\n- [ ] Call Priya ⏫ 📅 2026-12-05\n"
+    )
+    assert "Call Priya" not in (memory.root / "people/Maya Chen.md").read_text()
+    plain = memory_run(memory, "loop", "add", "Write back", "--note", "Priya")
+    assert plain.exit_code == 0, plain.output
+    assert (memory.root / "Priya.md").read_text().endswith("- [ ] Write back\n")
+
+
+# --------------------------------------------------------------------------- recall, gate, salience
+
+
+def test_recall_days_budget_now_and_json(memory: Vault) -> None:
+    ask = ("recall", "where did we leave off with Maya?")
+
+    def kinds(*args: str) -> list[tuple[str, str]]:
+        data = json.loads(memory_run(memory, *ask, *args, "--json").stdout)
+        assert data["continuation"] is True
+        return [(line["kind"], line["path"]) for line in data["lines"]]
+
+    wide = [p for k, p in kinds("--now", "2026-11-30") if k == "episode"]
+    assert wide == [
+        "episodes/2026-11-27 Hotfix shipped.md",
+        "episodes/2026-11-20 Gateway rollback.md",
+    ]
+    narrow = [p for k, p in kinds("--now", "2026-11-30", "--days", "5") if k == "episode"]
+    assert narrow == ["episodes/2026-11-27 Hotfix shipped.md"]
+    later = [p for k, p in kinds("--now", "2027-03-01") if k == "episode"]
+    assert later == []
+    full = memory_run(memory, *ask, "--now", "2026-11-30").stdout
+    cut = memory_run(memory, *ask, "--now", "2026-11-30", "--budget", "120").stdout
+    assert len(cut.rstrip("\n")) <= 120 < len(full)
+    assert cut.startswith("# Continuing: Maya Chen\n")
+
+
+def test_recall_include_expired_keeps_notes_past_their_decay(make_vault: MakeVault) -> None:
+    expired = (
+        "---\ntype: episode\ndate: 2026-11-28\noutcome: success\ndecay: session\n"
+        'entities:\n  - "[[Maya Chen]]"\n---\n\nA scratch win.\n'
+    )
+    vault = make_vault({"people/Maya Chen.md": MAYA, "episodes/2026-11-28 Scratch.md": expired})
+    vault.reindex(embed=False)
+    ask = ("recall", "where did we leave off with Maya?", "--now", "2026-11-30")
+    assert "A scratch win" not in memory_run(vault, *ask).stdout
+    assert "A scratch win" in memory_run(vault, *ask, "--include-expired").stdout
+
+
+def test_gate_json_and_llm(memory: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    ask = ("gate", "what is a tariff sheet?", "--json")
+    plain = memory_run(memory, *ask)
+    assert plain.exit_code == 2
+    assert json.loads(plain.stdout)["verdict"] == "no-memory"
+    with FakeModelServer() as model:
+        model.reply = "MEMORY"
+        monkeypatch.setenv("OLLAMA_URL", model.url)
+        asked = memory_run(memory, *ask, "--llm", "ollama:llama3.2")
+        assert model.posts("/api/generate")
+    assert asked.exit_code == 0, asked.output
+    data = json.loads(asked.stdout)
+    assert (data["verdict"], data["llm"]) == ("needs-memory", "needs-memory")
+
+
+def test_salience_top_cuts_the_list(memory: Vault) -> None:
+    every = json.loads(memory_run(memory, "salience", "--now", "2027-06-01", "--json").stdout)
+    top = json.loads(
+        memory_run(memory, "salience", "--top", "1", "--now", "2027-06-01", "--json").stdout
+    )
+    assert len(every["salient"]) > 1 and top["total"] == 1
+    assert top["salient"] == every["salient"][:1]
+
+
+# --------------------------------------------------------------------------- capture, review
+
+
+@pytest.fixture
+def captured(make_vault: MakeVault) -> Vault:
+    vault = make_vault({"Maya.md": "# Maya\n\n## Facts\n- role:: CEO ^f-0001\n"})
+    vault.reindex(embed=False)
+    return vault
+
+
+def _capture(vault: Vault, *args: str, chat: str = CHAT) -> dict[str, object]:
+    result = capture_run(vault, "capture", "-", *args, "--json", stdin=chat)
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+def _pending(vault: Vault) -> list[dict[str, object]]:
+    data = json.loads(capture_run(vault, "review", "--json").stdout)
+    return [i for c in data["captures"] for i in c["items"] if i["item_status"] == "pending"]
+
+
+def test_capture_source_and_persona_name_the_capture_note(captured: Vault) -> None:
+    data = _capture(captured, "--source", "call with Maya", "--persona", "coach")
+    path = str(data["path"])
+    assert path.startswith("inbox/2") and path.endswith(" call with Maya.md")
+    head = (captured.root / str(data["path"])).read_text().split("\n---\n", 1)[0] + "\n"
+    assert "\nsource: call with Maya\n" in head and "\npersona: coach\n" in head
+    other = _capture(captured, "--source", "standup", chat=CHAT + "Tom: See you.\n")
+    head = (captured.root / str(other["path"])).read_text().split("\n---\n", 1)[0] + "\n"
+    assert "\nsource: standup\n" in head and "persona:" not in head
+
+
+def test_review_accept_all_above_a_confidence(captured: Vault) -> None:
+    _capture(captured, "--source", "call")
+    confidences = sorted(float(str(i["confidence"])) for i in _pending(captured))
+    assert confidences == [0.6, 0.65, 0.7]
+    out = capture_run(captured, "review", "accept", "--all", "--min-confidence", "0.68")
+    assert out.exit_code == 0, out.output
+    assert "- role:: CTO ^f-0001" in (captured.root / "Maya.md").read_text()
+    assert sorted(str(i["kind"]) for i in _pending(captured)) == ["episode", "loop"]
+    rest = capture_run(captured, "review", "accept", "--all")
+    assert rest.exit_code == 0, rest.output
+    assert _pending(captured) == []
+    assert "send the deck" in (captured.root / "Maya.md").read_text()
+
+
+def test_review_edit_key_and_entity(captured: Vault) -> None:
+    _capture(captured, "--source", "call")
+    role = next(i for i in _pending(captured) if i["kind"] == "fact")
+    out = capture_run(captured, "review", "edit", str(role["item_id"]), "--key", "title",
+                      "--entity", "Tom")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    edited = next(i for i in _pending(captured) if i["kind"] == "fact")
+    assert (edited["entity"], edited["key"], edited["value"]) == ("Tom", "title", "CTO")
+    assert edited["flags"] == []  # Tom holds no title: nothing is contradicted now

@@ -79,7 +79,7 @@ def test_trash_list_then_restore_puts_it_back_and_indexes_it(vault: Vault) -> No
     assert not (vault.root / ".trash/people").exists()  # emptied folders go
 
 
-def test_restore_never_overwrites(vault: Vault) -> None:
+def test_restore_never_overwrites_and_to_puts_it_elsewhere(vault: Vault) -> None:
     run(vault, "trash", "Maya")
     (vault.root / "people/Maya.md").write_text("a new Maya\n")
     result = run(vault, "restore", ".trash/people/Maya.md")
