@@ -450,7 +450,7 @@ class Captures:
         c = item.candidate
         if c.kind not in ("fact", "decision"):
             return None
-        plan = self._vault.memory.plan_fact(
+        plan = self._vault.memory.writer.plan_fact(
             c.entity,
             c.key,
             c.value,

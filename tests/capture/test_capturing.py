@@ -150,6 +150,18 @@ def test_accepting_a_contradiction_supersedes_and_keeps_history(vault: Vault) ->
     assert vault.captures.find(role)[1].status == "accepted"
 
 
+def test_the_preview_of_a_contradiction_is_the_diff_accepting_would_make(vault: Vault) -> None:
+    """The TUI shows it before accepting (it called a planner the memory service does not
+    have: an AttributeError the review screen did not catch)."""
+    capture(vault)
+    role = item_of(vault, "fact", "role")
+    before = files(vault.root)
+    diff = vault.captures.preview(role, today=TODAY)
+    assert diff is not None
+    assert "+" in diff and "CTO" in diff and "was:: CEO" in diff
+    assert files(vault.root) == before  # nothing written
+
+
 def test_accepting_a_loop_for_a_new_entity_creates_its_note(vault: Vault) -> None:
     chat = "Date: 2026-11-30\nAna Ruiz: Hi!\nTom: Hi.\nAna Ruiz: I'll book the venue on Friday.\n"
     capture(vault, chat)
