@@ -172,22 +172,28 @@ _TABLE_RULE = re.compile(
     r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$", re.M
 )
 _CALLOUT = re.compile(r"\[![\w-]+\][+-]?")
-_EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
-_WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
-_MDLINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# Bounded: a snippet or a section of a hostile note can hold 200,000 `[` in a row, and an
+# unbounded `[^\]]*` tries every one of them from every one (quadratic: minutes); a link or
+# tag longer than the bound is left as text.
+_EMBED = re.compile(r"!\[\[[^\]]{0,300}\]\]|!\[[^\]]{0,300}\]\([^)]{0,500}\)")
+_WIKILINK = re.compile(r"\[\[([^\]|]{0,300})(?:\|([^\]]{0,300}))?\]\]")
+_MDLINK = re.compile(r"\[([^\]]{0,300})\]\([^)]{0,500}\)")
 _COMMENT = re.compile(r"%%.*?(?:%%|$)", re.DOTALL)
-_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]{0,500}>")
 _BLOCK_ID = re.compile(rf"[ \t]\^[\w-]+{_M}(?=[ \t]*(?:$|…))", re.MULTILINE)
-_FOOTNOTE = re.compile(r"\[\^[^\]]*\]")
+_FOOTNOTE = re.compile(r"\[\^[^\]]{0,300}\]")
 _EMPHASIS = re.compile(r"(\*\*|__|==|~~|\*|`+)")
 _LEFTOVER = re.compile(r"!?\[\[|\]\]|\]\([^)]*\)?|(?<!\w)_|_(?!\w)|\|")
+
+
+SNIPPET_CHARS = 4000  # more than any snippet shown: a longer one is a hostile note's run
 
 
 def plain_text(snippet: str) -> str:
     """A snippet as plain text (its highlight marks kept): no heading or list marks, tables'
     pipes, embeds, link syntax, emphasis, HTML or entities such as `&nbsp;`; whitespace
     collapsed. Snippets cut markdown anywhere, so half a link or table row is cleaned too."""
-    text = _COMMENT.sub(" ", snippet)
+    text = _COMMENT.sub(" ", snippet[:SNIPPET_CHARS])
     text = _FENCE.sub(" ", text)
     text = _TABLE_RULE.sub(" ", text)
     text = _LINE_MARKS.sub(lambda m: m.group(0).strip(" \t>#-*+[]x.)0123456789"), text)
