@@ -109,6 +109,7 @@ PROVEN: dict[tuple[str, str], str] = {
     ): "test_load_prints_the_context_and_a_usage_summary",
     ("persona load", "--json"): "test_persona_load_formats",
     ("persona load", "--format"): "test_persona_load_formats",
+    ("persona load", "--include-expired"): "test_persona_load_include_expired_keeps_expired_notes",
     ("persona new", "--role"): "test_new_creates_indexes_and_loads",
     (
         "mcp",
@@ -643,6 +644,28 @@ def test_persona_load_formats(tmp_path: Path) -> None:
         run(*index, "persona", "load", "health-coach", "--format", "json").stdout
     )
     assert as_json["slug"] == "health-coach" and as_json["used"] <= as_json["budget"]
+
+
+def test_persona_load_include_expired_keeps_expired_notes(make_vault: MakeVault) -> None:
+    """A working-set note past its decay tier leaves `persona load`, and so does its open loop
+    although it links the persona; `--include-expired` brings both back."""
+    vault = make_vault(
+        {
+            "personas/helper.md": "---\ntype: persona\n---\n# Helper\n\nSee [[Sprint]] and"
+            " [[Standards]].\n",
+            "Sprint.md": "---\ndecay: session\ndate: 2020-01-02\n---\nSprint zebra notes.\n"
+            "- [ ] file the zebra report for [[helper]]\n",
+            "Standards.md": "---\ndecay: permanent\n---\nStandards okapi notes.\n",
+        }
+    )
+    vault.reindex(embed=False)
+    args = ("--vault", str(vault.root), "--index", str(vault.index_path), "persona", "load")
+    plain = run(*args, "helper")
+    assert plain.returncode == 0, plain.stderr
+    assert "okapi" in plain.stdout and "zebra" not in plain.stdout
+    kept = run(*args, "helper", "--include-expired")
+    assert kept.returncode == 0, kept.stderr
+    assert "Sprint zebra notes." in kept.stdout and "file the zebra report" in kept.stdout
 
 
 def _free_port() -> int:
