@@ -17,7 +17,7 @@ from vaultmem.edit.text import Line, dominant_ending
 from vaultmem.errors import ChangedOnDisk, NoteNotFound
 from vaultmem.llm import OllamaLLM
 from vaultmem.memories import apply_edits
-from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, Refused
+from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, LoopNotFound, Refused
 from vaultmem.memory.lines import LineEdit
 from vaultmem.memory.lines import apply as reference_apply
 from vaultmem.vault import Vault
@@ -176,6 +176,27 @@ def test_loops_ranked_with_entities(vault: Vault) -> None:
     assert ranked[0].loop.due == dt.date(2026, 12, 2)
     about_priya = vault.memory.loops(TODAY, entities=["Priya"])
     assert [r.loop.title for r in about_priya] == ["Ask [[Priya]] about the freeze"]
+
+
+def test_a_capture_notes_items_are_not_loops(make_vault: MakeVault) -> None:
+    """A capture note's unchecked items are candidates its review decides: no open loop, so
+    neither `loops` nor `loop resolve` nor recall takes them; a note of another type keeps its
+    tasks as loops."""
+    vault = make_vault(
+        {
+            "inbox/capture-1.md": "---\ntype: capture\nstatus: pending\n---\n# Capture\n"
+            "- [ ] fact: Maya home_city = Hamburg\n- [ ] loop: renew the walrus permit\n",
+            "inbox/other.md": "---\ntype: Capture notes\n---\n- [ ] renew the walrus licence\n",
+            "Work.md": "# Work\n- [ ] renew the walrus lease\n",
+        }
+    )
+    vault.reindex(embed=False)
+    titles = sorted(r.loop.title for r in vault.memory.loops(TODAY))
+    assert titles == ["renew the walrus lease", "renew the walrus licence"]
+    with pytest.raises(LoopNotFound):
+        vault.memory.writer.plan_resolve("renew the walrus permit", TODAY)
+    got = vault.memory.recall("what is next on the walrus permit?", NOW)
+    assert not [c for c in got.lines if c.kind == "loop" and "permit" in c.text]
 
 
 # --------------------------------------------------------------------------- recall, gate
