@@ -856,8 +856,13 @@ def test_episodes_outcome_entity_until_and_json(memory: Vault) -> None:
     assert titles("--entity", "Tariff sync") == ["Hotfix shipped"]
     assert titles("--until", "2026-11-21") == ["Gateway rollback", "Kickoff"]
     assert titles("--since", "last week", "--now", "2026-11-30") == ["Hotfix shipped"]
-    two = ["Hotfix shipped", "Gateway rollback"]  # "last week" from the 24th reaches the 20th
-    assert titles("--since", "last week", "--now", "2026-11-24") == two
+    # "last week" from the 24th reaches the 20th; the 27th had not happened yet on the 24th
+    assert titles("--since", "last week", "--now", "2026-11-24") == ["Gateway rollback"]
+    # --now is an upper bound: nothing after the fixed clock, whatever --until says
+    assert titles("--now", "2026-11-24") == ["Gateway rollback", "Kickoff"]
+    assert titles("--until", "2026-12-31", "--now", "2026-11-24") == ["Gateway rollback", "Kickoff"]
+    assert titles("--now", "2026-11-20T09:59") == ["Kickoff"]  # the rollback was at 10:00
+    assert titles("--now", "2026-11-20T10:00") == ["Gateway rollback", "Kickoff"]
 
 
 def test_trends_granularity_and_since(memory: Vault) -> None:

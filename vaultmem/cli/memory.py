@@ -231,13 +231,16 @@ def episodes_cmd(
     now_text: str | None,
     as_json: bool,
 ) -> None:
-    """Episodes, newest first ("7 days ago", "last week", "yesterday", ISO dates...)."""
-    today = now_of(now_text).date()
+    """Episodes, newest first ("7 days ago", "last week", "yesterday", ISO dates...), none
+    after the clock (--now sets it back: what had not happened then stays out)."""
+    now = now_of(now_text)
+    today = now.date()
     found = obj.vault.memory.episodes(
         since=_first(since_text, today),
         until=_last(until_text, today),
         outcome=cast(ep.Outcome | None, outcome),
         entities=entities,
+        now=now,
     )
     if as_json:
         emit_json(dialect.episodes(found))
