@@ -112,6 +112,37 @@ def test_fact_list_filters_by_key_and_since(vault: Vault) -> None:
     assert future == ()
 
 
+def test_fact_list_since_keeps_an_undated_fact_only_when_its_note_changed_since(
+    make_vault: MakeVault,
+) -> None:
+    """A fact without history counts from its note's last change; one with history from the
+    day its newest `was::` ends, however recently its note changed."""
+    import os
+
+    vault = make_vault(
+        {
+            "Old.md": "---\nowner: Lena\n---\n- colour:: red\n",
+            "New.md": "- colour:: blue\n- size:: L ^f-1\n    - was:: M (until 2020-05-01)\n",
+        }
+    )
+    old = dt.datetime(2021, 3, 1, 12, tzinfo=dt.UTC).timestamp()
+    os.utime(vault.root / "Old.md", (old, old))
+    vault.reindex(embed=False)
+
+    def listed(since: dt.date) -> set[tuple[str, str]]:
+        return {(r.path, r.fact.key) for r in vault.memory.fact_list(since=since)}
+
+    # New.md changed today: its undated colour counts; size was set on 2020-05-01
+    assert listed(dt.date(2022, 1, 1)) == {("New.md", "colour")}
+    assert listed(dt.date(2021, 1, 1)) == {
+        ("New.md", "colour"),
+        ("Old.md", "colour"),
+        ("Old.md", "owner"),  # a front matter property is undated too
+    }
+    assert ("New.md", "size") in listed(dt.date(2020, 5, 1))
+    assert ("New.md", "size") not in listed(dt.date(2020, 5, 2))
+
+
 def test_a_reindex_after_an_edit_replaces_the_facts(vault: Vault) -> None:
     note = vault.root / "people" / "Maya Chen.md"
     note.write_text(MAYA.replace("Berlin", "Hamburg"), encoding="utf-8")

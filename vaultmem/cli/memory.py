@@ -144,11 +144,23 @@ def fact_history_cmd(obj: Ctx, entity: str, key: str, as_json: bool) -> None:
 
 @fact_group.command("list")
 @click.option("--key", metavar="KEY", help="Only this key.")
-@click.option("--since", "since_text", metavar="WHEN", help=f"Set on or after: {TIME_HELP}.")
+@click.option(
+    "--since",
+    "since_text",
+    metavar="WHEN",
+    help=f"Set on or after ({TIME_HELP}): a fact with history was set the day its newest"
+    " `was::` ends; one without (a new key, a front matter property) counts from its note's last"
+    " change, so it shows only when its note changed since.",
+)
 @json_option("the facts")
 @click.pass_obj
 def fact_list_cmd(obj: Ctx, key: str | None, since_text: str | None, as_json: bool) -> None:
-    """Facts across the vault, newest change first."""
+    """Facts across the vault, newest change first.
+
+    A fact's date is the day its value was set: the newest `(until DAY)` of its history. A fact
+    without history has no date of its own; the day its note last changed (its file time) is
+    the latest it can have been set, so `--since` keeps it only when the note changed since.
+    """
     since = _first(since_text, dt.date.today())
     rows = obj.vault.memory.fact_list(key, since)
     if as_json:
