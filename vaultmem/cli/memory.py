@@ -148,9 +148,8 @@ def fact_history_cmd(obj: Ctx, entity: str, key: str, as_json: bool) -> None:
     "--since",
     "since_text",
     metavar="WHEN",
-    help=f"Set on or after ({TIME_HELP}): a fact with history was set the day its newest"
-    " `was::` ends; one without (a new key, a front matter property) counts from its note's last"
-    " change, so it shows only when its note changed since.",
+    help=f"Set on or after: {TIME_HELP}. A fact without history (a new key, a property)"
+    " counts from its note's last change.",
 )
 @json_option("the facts")
 @click.pass_obj
