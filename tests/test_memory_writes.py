@@ -215,6 +215,17 @@ def test_fact_set_refuses_values_and_writes_nothing(vault: Vault, value: str) ->
     assert read(vault) == MAYA.encode()
 
 
+def test_a_wikilink_value_is_written_as_a_link_and_kept_in_history(vault: Vault) -> None:
+    """A value that is a wikilink stays one: the index reads the link (Priya gains a
+    backlink) and the fact back exactly; changed again, the link lives on as history."""
+    vault.memory.set_fact("Maya", "manager", "[[Priya|P.]]", today=TODAY)
+    assert vault.memory.facts("Maya", "manager").facts[0].value == "[[Priya|P.]]"
+    assert MAYA_PATH in {b.src_path for b in vault.backlinks("Priya")}
+    vault.memory.set_fact("Maya", "manager", "Tom", today=TODAY)
+    fact = vault.memory.facts("Maya", "manager").facts[0]
+    assert (fact.value, fact.history[0].value) == ("Tom", "[[Priya|P.]]")
+
+
 def test_fact_set_create_makes_the_entity_note(vault: Vault) -> None:
     with pytest.raises(NoteNotFound):
         vault.memory.set_fact("Tariff sync", "status", "green", today=TODAY)
