@@ -109,6 +109,7 @@ PROVEN: dict[tuple[str, str], str] = {
     ): "test_load_prints_the_context_and_a_usage_summary",
     ("persona load", "--json"): "test_persona_load_formats",
     ("persona load", "--format"): "test_persona_load_formats",
+    ("persona load", "--include-expired"): "test_persona_load_include_expired_keeps_expired_notes",
     ("persona new", "--role"): "test_new_creates_indexes_and_loads",
     (
         "mcp",
@@ -645,6 +646,28 @@ def test_persona_load_formats(tmp_path: Path) -> None:
     assert as_json["slug"] == "health-coach" and as_json["used"] <= as_json["budget"]
 
 
+def test_persona_load_include_expired_keeps_expired_notes(make_vault: MakeVault) -> None:
+    """A working-set note past its decay tier leaves `persona load`, and so does its open loop
+    although it links the persona; `--include-expired` brings both back."""
+    vault = make_vault(
+        {
+            "personas/helper.md": "---\ntype: persona\n---\n# Helper\n\nSee [[Sprint]] and"
+            " [[Standards]].\n",
+            "Sprint.md": "---\ndecay: session\ndate: 2020-01-02\n---\nSprint zebra notes.\n"
+            "- [ ] file the zebra report for [[helper]]\n",
+            "Standards.md": "---\ndecay: permanent\n---\nStandards okapi notes.\n",
+        }
+    )
+    vault.reindex(embed=False)
+    args = ("--vault", str(vault.root), "--index", str(vault.index_path), "persona", "load")
+    plain = run(*args, "helper")
+    assert plain.returncode == 0, plain.stderr
+    assert "okapi" in plain.stdout and "zebra" not in plain.stdout
+    kept = run(*args, "helper", "--include-expired")
+    assert kept.returncode == 0, kept.stderr
+    assert "Sprint zebra notes." in kept.stdout and "file the zebra report" in kept.stdout
+
+
 def _free_port() -> int:
     import socket
 
@@ -833,8 +856,13 @@ def test_episodes_outcome_entity_until_and_json(memory: Vault) -> None:
     assert titles("--entity", "Tariff sync") == ["Hotfix shipped"]
     assert titles("--until", "2026-11-21") == ["Gateway rollback", "Kickoff"]
     assert titles("--since", "last week", "--now", "2026-11-30") == ["Hotfix shipped"]
-    two = ["Hotfix shipped", "Gateway rollback"]  # "last week" from the 24th reaches the 20th
-    assert titles("--since", "last week", "--now", "2026-11-24") == two
+    # "last week" from the 24th reaches the 20th; the 27th had not happened yet on the 24th
+    assert titles("--since", "last week", "--now", "2026-11-24") == ["Gateway rollback"]
+    # --now is an upper bound: nothing after the fixed clock, whatever --until says
+    assert titles("--now", "2026-11-24") == ["Gateway rollback", "Kickoff"]
+    assert titles("--until", "2026-12-31", "--now", "2026-11-24") == ["Gateway rollback", "Kickoff"]
+    assert titles("--now", "2026-11-20T09:59") == ["Kickoff"]  # the rollback was at 10:00
+    assert titles("--now", "2026-11-20T10:00") == ["Gateway rollback", "Kickoff"]
 
 
 def test_trends_granularity_and_since(memory: Vault) -> None:

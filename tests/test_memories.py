@@ -17,7 +17,7 @@ from vaultmem.edit.text import Line, dominant_ending
 from vaultmem.errors import ChangedOnDisk, NoteNotFound
 from vaultmem.llm import OllamaLLM
 from vaultmem.memories import apply_edits
-from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, Refused
+from vaultmem.memory.errors import LoopAmbiguous, LoopChanged, LoopNotFound, Refused
 from vaultmem.memory.lines import LineEdit
 from vaultmem.memory.lines import apply as reference_apply
 from vaultmem.vault import Vault
@@ -112,6 +112,37 @@ def test_fact_list_filters_by_key_and_since(vault: Vault) -> None:
     assert future == ()
 
 
+def test_fact_list_since_keeps_an_undated_fact_only_when_its_note_changed_since(
+    make_vault: MakeVault,
+) -> None:
+    """A fact without history counts from its note's last change; one with history from the
+    day its newest `was::` ends, however recently its note changed."""
+    import os
+
+    vault = make_vault(
+        {
+            "Old.md": "---\nowner: Lena\n---\n- colour:: red\n",
+            "New.md": "- colour:: blue\n- size:: L ^f-1\n    - was:: M (until 2020-05-01)\n",
+        }
+    )
+    old = dt.datetime(2021, 3, 1, 12, tzinfo=dt.UTC).timestamp()
+    os.utime(vault.root / "Old.md", (old, old))
+    vault.reindex(embed=False)
+
+    def listed(since: dt.date) -> set[tuple[str, str]]:
+        return {(r.path, r.fact.key) for r in vault.memory.fact_list(since=since)}
+
+    # New.md changed today: its undated colour counts; size was set on 2020-05-01
+    assert listed(dt.date(2022, 1, 1)) == {("New.md", "colour")}
+    assert listed(dt.date(2021, 1, 1)) == {
+        ("New.md", "colour"),
+        ("Old.md", "colour"),
+        ("Old.md", "owner"),  # a front matter property is undated too
+    }
+    assert ("New.md", "size") in listed(dt.date(2020, 5, 1))
+    assert ("New.md", "size") not in listed(dt.date(2020, 5, 2))
+
+
 def test_a_reindex_after_an_edit_replaces_the_facts(vault: Vault) -> None:
     note = vault.root / "people" / "Maya Chen.md"
     note.write_text(MAYA.replace("Berlin", "Hamburg"), encoding="utf-8")
@@ -176,6 +207,27 @@ def test_loops_ranked_with_entities(vault: Vault) -> None:
     assert ranked[0].loop.due == dt.date(2026, 12, 2)
     about_priya = vault.memory.loops(TODAY, entities=["Priya"])
     assert [r.loop.title for r in about_priya] == ["Ask [[Priya]] about the freeze"]
+
+
+def test_a_capture_notes_items_are_not_loops(make_vault: MakeVault) -> None:
+    """A capture note's unchecked items are candidates its review decides: no open loop, so
+    neither `loops` nor `loop resolve` nor recall takes them; a note of another type keeps its
+    tasks as loops."""
+    vault = make_vault(
+        {
+            "inbox/capture-1.md": "---\ntype: capture\nstatus: pending\n---\n# Capture\n"
+            "- [ ] fact: Maya home_city = Hamburg\n- [ ] loop: renew the walrus permit\n",
+            "inbox/other.md": "---\ntype: Capture notes\n---\n- [ ] renew the walrus licence\n",
+            "Work.md": "# Work\n- [ ] renew the walrus lease\n",
+        }
+    )
+    vault.reindex(embed=False)
+    titles = sorted(r.loop.title for r in vault.memory.loops(TODAY))
+    assert titles == ["renew the walrus lease", "renew the walrus licence"]
+    with pytest.raises(LoopNotFound):
+        vault.memory.writer.plan_resolve("renew the walrus permit", TODAY)
+    got = vault.memory.recall("what is next on the walrus permit?", NOW)
+    assert not [c for c in got.lines if c.kind == "loop" and "permit" in c.text]
 
 
 # --------------------------------------------------------------------------- recall, gate

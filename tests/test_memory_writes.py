@@ -215,6 +215,17 @@ def test_fact_set_refuses_values_and_writes_nothing(vault: Vault, value: str) ->
     assert read(vault) == MAYA.encode()
 
 
+def test_a_wikilink_value_is_written_as_a_link_and_kept_in_history(vault: Vault) -> None:
+    """A value that is a wikilink stays one: the index reads the link (Priya gains a
+    backlink) and the fact back exactly; changed again, the link lives on as history."""
+    vault.memory.set_fact("Maya", "manager", "[[Priya|P.]]", today=TODAY)
+    assert vault.memory.facts("Maya", "manager").facts[0].value == "[[Priya|P.]]"
+    assert MAYA_PATH in {b.src_path for b in vault.backlinks("Priya")}
+    vault.memory.set_fact("Maya", "manager", "Tom", today=TODAY)
+    fact = vault.memory.facts("Maya", "manager").facts[0]
+    assert (fact.value, fact.history[0].value) == ("Tom", "[[Priya|P.]]")
+
+
 def test_fact_set_create_makes_the_entity_note(vault: Vault) -> None:
     with pytest.raises(NoteNotFound):
         vault.memory.set_fact("Tariff sync", "status", "green", today=TODAY)
@@ -353,3 +364,48 @@ def test_the_memory_folders_come_from_the_config(make_vault: MakeVault) -> None:
     )
     done = v.memory.set_fact("Ada", "role", "engineer", create=True, today=TODAY)
     assert done.plan.path == "people/Ada.md"
+
+
+def test_fact_set_plans_from_the_index_what_it_planned_from_a_parse(
+    sample_vault: Vault, make_vault: MakeVault
+) -> None:
+    """`fact set` takes the note's structure from the index for the revision it holds, and
+    that structure is the parse's: front matter, headings, block ids and fields alike, so
+    every plan is the one a fresh parse gives. Another revision, or a note read with a
+    warning, is parsed again."""
+    from vaultmem import store
+    from vaultmem.edit import read_note
+    from vaultmem.memory import facts as fc
+    from vaultmem.memory.lines import parse_lines
+
+    checked = 0
+    for summary in sample_vault.note_names():
+        source = read_note(sample_vault.root, summary.path)
+        texts = [line.text for line in source.lines]
+        got = store.indexed_structure(sample_vault.conn, summary.path, source.digest)
+        if got is None:
+            continue
+        parsed = parse_lines(texts)
+        assert (got.frontmatter, got.headings, got.blocks, got.fields) == (
+            parsed.frontmatter,
+            parsed.headings,
+            parsed.blocks,
+            parsed.fields,
+        ), summary.path
+        for key, value in (("role", "CTO"), ("brand_new_key", "x")):
+            try:
+                want = fc.plan_set(texts, key, value, TODAY)
+            except Refused as exc:
+                with pytest.raises(Refused, match=str(exc)[:30]):
+                    fc.plan_set(texts, key, value, TODAY, note=got)
+                continue
+            assert fc.plan_set(texts, key, value, TODAY, note=got) == want
+        checked += 1
+    assert checked >= 20
+    vault = make_vault({"a.md": "---\nx: [\n---\nkey:: v\n", "b.md": "key:: v\n"})
+    vault.reindex(embed=False)
+    broken = read_note(vault.root, "a.md")  # broken YAML: indexed with a warning
+    assert store.indexed_structure(vault.conn, "a.md", broken.digest) is None
+    assert store.indexed_structure(vault.conn, "b.md", "0" * 32) is None
+    b = read_note(vault.root, "b.md")
+    assert store.indexed_structure(vault.conn, "b.md", b.digest) is not None

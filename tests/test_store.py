@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from vaultmem import store
+from vaultmem.errors import NoteNotFound
 from vaultmem.store import (
     BacklinkRow,
     ChunkRow,
@@ -182,3 +185,43 @@ def test_counts_and_doctor_rows(make_vault: MakeVault) -> None:
     assert store.skipped_files(conn) == []
     assert store.quick_check(conn) == "ok"
     assert store.dirty_count(conn) == 0
+
+
+def test_paths_spelled_finds_what_a_scan_of_every_path_finds(make_vault: MakeVault) -> None:
+    """The lookup by name key (an index) answers as comparing every lower-cased path did."""
+    vault = make_vault(
+        {
+            "Work/Plan.md": "x\n",
+            "work/plan.md": "y\n",
+            "a/Dup.md": "x\n",
+            "b/dup.md.md": "x\n",
+            "img/Photo.JPG": "",
+            "日本/旅行.md": "x\n",
+            "top.md": "x\n",
+        }
+    )
+    vault.reindex()
+    conn = vault.conn
+    refs = ["work/plan", "Work/Plan.md", "WORK/PLAN.MD", "a/dup", "b/dup.md", "b/DUP.md.md",
+            "img/photo.jpg", "日本/旅行", "top", "Top.md", "plan", "dup", "nowhere/x"]  # fmt: skip
+    for ref in refs:
+        folded = ref.lower()
+        stem = folded.removesuffix(".md")
+        scanned = [
+            r[0]
+            for r in conn.execute(
+                "SELECT path FROM notes WHERE lower(path) IN (?, ?) OR lower(path) = ? || '.md'",
+                (folded, stem, stem),
+            )
+        ]
+        assert sorted(store.paths_spelled(conn, folded, stem)) == sorted(scanned), ref
+    assert sorted(store.paths_spelled(conn, "work/plan", "work/plan")) == [
+        "Work/Plan.md",
+        "work/plan.md",
+    ]
+    assert store.paths_spelled(conn, "img/photo.jpg", "img/photo.jpg") == ["img/Photo.JPG"]
+    # a path spelled exactly as indexed names that file; other spellings name both
+    assert vault.find_note("Work/Plan.md") == "Work/Plan.md"
+    assert vault.find_note("work/plan") == "work/plan.md"
+    with pytest.raises(NoteNotFound, match="names 2 notes"):
+        vault.find_note("WORK/Plan")

@@ -200,10 +200,17 @@ class Memory:
         until: dt.date | None = None,
         outcome: ep.Outcome | None = None,
         entities: Sequence[str] = (),
+        now: dt.datetime | None = None,
     ) -> list[ep.Episode]:
-        """Episodes in [since, until], with that outcome, about any of `entities`, newest first."""
+        """Episodes in [since, until], with that outcome, about any of `entities`, none after
+        `now` (the clock an agent fixes: what had not happened yet stays out), newest first."""
         return ep.select(
-            self.all_episodes(), since=since, until=until, outcome=outcome, entities=entities
+            self.all_episodes(),
+            since=since,
+            until=until,
+            outcome=outcome,
+            entities=entities,
+            now=_aware(now) if now is not None else None,
         )
 
     def trends(

@@ -129,7 +129,14 @@ class MemoryWriter:
         source_note = self._read(path)
         if digest is not None and source_note.digest != digest:
             raise edit_changed(path)
-        planned = fc.plan_set(_texts(source_note), key, value, today, source=source, line=line)
+        # the index's parse of this revision spares parsing the note again (a long note's
+        # parse is most of planning); a note in another encoding is parsed as read
+        parsed = None
+        if source_note.encoding == "utf-8":
+            parsed = store.indexed_structure(self._vault.conn, path, source_note.digest)
+        planned = fc.plan_set(
+            _texts(source_note), key, value, today, source=source, line=line, note=parsed
+        )
         change = None
         if planned.edits:
             change = edit.plan_edit(source_note, apply_edits(source_note.lines, planned.edits))

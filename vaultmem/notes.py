@@ -134,11 +134,17 @@ class Notes:
 
     def find_note(self, ref: str) -> str:
         """A note's path from a path, title or alias, or an attachment's from its file name
-        (case-insensitive)."""
+        (case-insensitive; a path spelled exactly as the index holds it wins over its other
+        spellings)."""
         ref = ref.strip()
         if not ref:
             raise UsageError("empty note name")
         conn = self.index.conn
+        # the path as listed (by `--json`, by an agent): one look-up in the unique index
+        # instead of comparing every path lower-cased (30 ms on MDN's 14k files)
+        for exact in (ref, ref + ".md"):
+            if store.is_file(conn, exact):
+                return exact
         want = fold(ref.removesuffix(".md"))
         found = store.paths_spelled(conn, fold(ref), want)
         found = [p for p in found if fold(p).removesuffix(".md") == want] or found

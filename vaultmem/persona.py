@@ -333,8 +333,16 @@ class _Packer:
         return placed, complete and (placed or bool(items))
 
 
-def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaContext:
-    """The persona's note, facts and working set, ranked and cut to the budget (see module doc)."""
+def load_persona(
+    vault: Vault,
+    slug: str,
+    budget: int | None = None,
+    *,
+    include_expired: bool = False,
+    now: dt.datetime | None = None,
+) -> PersonaContext:
+    """The persona's note, facts and working set, ranked and cut to the budget (see module doc).
+    Notes past their decay tier's lifetime at `now` stay out unless `include_expired`."""
     info = find_persona(vault, slug)
     if budget is not None and budget < 0:
         raise UsageError(f"the budget is a number of characters, not {budget}")
@@ -368,10 +376,10 @@ def load_persona(vault: Vault, slug: str, budget: int | None = None) -> PersonaC
 
     # (3) The open loops of the persona and its working set, most pressing first, so an agent
     # starts from what is still to do; notes past their decay tier stay out from here on.
-    now = dt.datetime.now(dt.UTC)
-    expired = vault.memory.expired_paths(now)
+    clock = now or dt.datetime.now(dt.UTC)
+    expired = set() if include_expired else vault.memory.expired_paths(clock)
     members = [m for m in _working_set(vault, info) if m.path not in expired]
-    loops = _open_loops(vault, info, [m.path for m in members])
+    loops = _open_loops(vault, info, [m.path for m in members], expired)
     if loops and not packer.add("loops", info.path, None, loops)[1]:
         packer.left_out.append(info.path)
 
@@ -420,14 +428,17 @@ def _working_set(vault: Vault, info: PersonaInfo) -> list[_Member]:
     return sorted(members.values(), key=_Member.rank)
 
 
-def _open_loops(vault: Vault, info: PersonaInfo, members: list[str]) -> list[_Item]:
-    """The open loops in the persona note or its working set, or linking the persona."""
+def _open_loops(
+    vault: Vault, info: PersonaInfo, members: list[str], expired: set[str]
+) -> list[_Item]:
+    """The open loops in the persona note or its working set, or linking the persona (none in
+    an expired note)."""
     mine = {info.path, *members}
     names = {info.slug.casefold(), _title(info.path).casefold()}
     chosen = [
         x
         for x in vault.memory.all_loops()
-        if x.path in mine or names & {_link_name(t) for t in x.links}
+        if x.path not in expired and (x.path in mine or names & {_link_name(t) for t in x.links})
     ]
     # by due date, then priority: an order that does not move with the clock, so the same
     # vault loads the same bytes on any day (prompt caches keep working)

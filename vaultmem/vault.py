@@ -344,9 +344,12 @@ class Vault:
         """A persona by slug or alias (case-insensitive)."""
         return find_persona(self, ref)
 
-    def load_persona(self, slug: str, budget: int | None = None) -> PersonaContext:
-        """A persona's note, facts and working set, ranked and cut to the budget."""
-        return load_persona(self, slug, budget)
+    def load_persona(
+        self, slug: str, budget: int | None = None, *, include_expired: bool = False
+    ) -> PersonaContext:
+        """A persona's note, facts and working set, ranked and cut to the budget (notes past
+        their decay tier left out unless `include_expired`)."""
+        return load_persona(self, slug, budget, include_expired=include_expired)
 
     # ---- health
 

@@ -42,7 +42,7 @@ def read_vault(root: Path) -> VaultValues:
         lines = text.split("\n")[:-1]
         note = parse_note(text, path)
         names.append(EntityName(path, (note.title, *note.aliases)))
-        body = "\n".join(lines[body_start(note, lines) :])
+        body = "\n".join(lines[body_start(lines) :])
         episode = episode_from(path, dict(note.frontmatter), body)
         if episode is not None:
             episodes.append(episode)

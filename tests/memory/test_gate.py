@@ -107,6 +107,19 @@ def test_hostile_messages() -> None:
     assert classify("\x00\x01 binary \ufffd junk", NAMES).verdict == "no-memory"
 
 
+def test_a_huge_message_is_read_by_its_head_and_tail_only() -> None:
+    """Past LONG_MESSAGE characters the gate reads the head and the tail: a cue buried in
+    pasted text does not make it search; one at the end (the question after a paste) does."""
+    filler = "lorem ipsum dolor sit amet " * 400  # ~10,800 characters, no cue
+    buried = filler + "where did we leave off on the tariff sync " + filler
+    d = classify(buried, NAMES)
+    assert d.verdict == "no-memory" and not any("continuation" in r for r in d.reasons)
+    asked = filler + filler + " where did we leave off on the tariff sync?"
+    d = classify(asked, NAMES)
+    assert d.verdict == "needs-memory" and any("continuation" in r for r in d.reasons)
+    assert len(d.query) < 4000  # what it searches for is bounded too
+
+
 # --------------------------------------------------------------------------- --llm
 
 

@@ -33,8 +33,9 @@ def test_apply_refuses_overlaps_and_out_of_range(edits: list[LineEdit]) -> None:
 
 def test_body_start_skips_front_matter() -> None:
     lines = ["---", "a: 1", "---", "text"]
-    assert body_start(parse_lines(lines), lines) == 3
-    assert body_start(parse_lines(["text"]), ["text"]) == 0
+    assert body_start(lines) == 3
+    assert body_start(["text"]) == 0
+    assert body_start(["---", "no end"]) == 0
 
 
 def test_append_goes_after_the_last_list_item_or_after_a_blank_line() -> None:
@@ -53,3 +54,17 @@ def test_append_ignores_headings_in_code_and_creates_the_section() -> None:
     edit, at = append_to_section(lines, parse_lines(lines), ["Loops"], ["- [ ] b"], "Open loops")
     assert apply(lines, [edit]) == ["```", "## Loops", "```", "", "## Open loops", "- [ ] b"]
     assert at == 5
+
+
+def test_append_stops_at_the_first_subheading_and_takes_the_first_named_section() -> None:
+    lines = ["## Tasks", "- [ ] t", "## Open loops", "- [ ] a", "### Notes", "text", "## End"]
+    edit, at = append_to_section(
+        lines, parse_lines(lines), ["Open loops", "Tasks"], ["- [ ] b"], "Loops"
+    )
+    assert apply(lines, [edit]) == [
+        "## Tasks", "- [ ] t", "- [ ] b", "## Open loops", "- [ ] a", "### Notes", "text", "## End"
+    ]  # fmt: skip
+    assert at == 2
+    lines = lines[2:]
+    edit, at = append_to_section(lines, parse_lines(lines), ["Open loops"], ["- [ ] b"], "Loops")
+    assert apply(lines, [edit])[:4] == ["## Open loops", "- [ ] a", "- [ ] b", "### Notes"]

@@ -144,11 +144,22 @@ def fact_history_cmd(obj: Ctx, entity: str, key: str, as_json: bool) -> None:
 
 @fact_group.command("list")
 @click.option("--key", metavar="KEY", help="Only this key.")
-@click.option("--since", "since_text", metavar="WHEN", help=f"Set on or after: {TIME_HELP}.")
+@click.option(
+    "--since",
+    "since_text",
+    metavar="WHEN",
+    help=f"Set on or after: {TIME_HELP}. A fact without history (a new key, a property)"
+    " counts from its note's last change.",
+)
 @json_option("the facts")
 @click.pass_obj
 def fact_list_cmd(obj: Ctx, key: str | None, since_text: str | None, as_json: bool) -> None:
-    """Facts across the vault, newest change first."""
+    """Facts across the vault, newest change first.
+
+    A fact's date is the day its value was set: the newest `(until DAY)` of its history. A fact
+    without history has no date of its own; the day its note last changed (its file time) is
+    the latest it can have been set, so `--since` keeps it only when the note changed since.
+    """
     since = _first(since_text, dt.date.today())
     rows = obj.vault.memory.fact_list(key, since)
     if as_json:
@@ -231,13 +242,16 @@ def episodes_cmd(
     now_text: str | None,
     as_json: bool,
 ) -> None:
-    """Episodes, newest first ("7 days ago", "last week", "yesterday", ISO dates...)."""
-    today = now_of(now_text).date()
+    """Episodes, newest first ("7 days ago", "last week", "yesterday", ISO dates...), none
+    after the clock (--now sets it back: what had not happened then stays out)."""
+    now = now_of(now_text)
+    today = now.date()
     found = obj.vault.memory.episodes(
         since=_first(since_text, today),
         until=_last(until_text, today),
         outcome=cast(ep.Outcome | None, outcome),
         entities=entities,
+        now=now,
     )
     if as_json:
         emit_json(dialect.episodes(found))

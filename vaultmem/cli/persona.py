@@ -70,16 +70,21 @@ def list_cmd(obj: Ctx, as_json: bool) -> None:
     show_default=True,
     help="markdown: the context on stdout, a usage summary on stderr; json: all of it.",
 )
+@click.option(
+    "--include-expired", is_flag=True, help="Keep notes past their decay tier in the working set."
+)
 @json_option("all of it (the same as --format json)")
 @click.pass_obj
-def load_cmd(obj: Ctx, slug: str, budget: int | None, fmt: str, as_json: bool) -> None:
+def load_cmd(
+    obj: Ctx, slug: str, budget: int | None, fmt: str, include_expired: bool, as_json: bool
+) -> None:
     """Print a persona's context for an agent: the note, its facts, its working set.
 
     SLUG is the persona's file name (without .md) or one of its aliases. The same vault always
     gives the same bytes, so an agent's prompt cache keeps working.
     """
     vault = obj.vault
-    context = load_persona(vault, slug, budget)
+    context = load_persona(vault, slug, budget, include_expired=include_expired)
     if as_json or fmt == "json":
         info = find_persona(vault, context.slug)
         emit_json(dialect.persona_context(context, info, with_text=True))

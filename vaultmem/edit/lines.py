@@ -72,35 +72,157 @@ def find_heading(lines: Sequence[Line], heading: str) -> Heading:
     """The heading `heading` names (`Heading` or `Parent#Child`), matched as Obsidian matches
     `[[Note#Heading]]`: case, punctuation and runs of spaces do not count; the first wins."""
     headings = parse_note(plain_text(lines), "note.md").headings
-    keys = [heading_key(part) for part in heading.split("#") if heading_key(part)]
-    if not keys:
+    if not _heading_keys(heading):
         raise EditDoesNotApply("no heading given")
-    first, last = 1, len(lines)
+    found = _find(headings, heading, len(lines))
+    if found is None:
+        raise _no_heading(heading, headings)
+    return found
+
+
+def _heading_keys(heading: str) -> list[str]:
+    return [heading_key(part) for part in heading.split("#") if heading_key(part)]
+
+
+def _find(headings: Sequence[Heading], heading: str, total: int) -> Heading | None:
+    """The first heading `heading` (a name or `Parent#Child` path) names, or None."""
+    keys = _heading_keys(heading)
+    first, last = 1, total
     found: Heading | None = None
     for key in keys:
         found = next(
             (h for h in headings if first <= h.line <= last and heading_key(h.text) == key), None
         )
         if found is None:
-            break
+            return None
         first, last = found.line + 1, found.end_line
-    if found is None:
-        there = ", ".join(f"{'#' * h.level} {h.text}" for h in headings)
-        raise EditDoesNotApply(
-            f"the note has no heading {heading!r}; "
-            + (f"its headings are: {there}" if there else "it has no headings")
-        )
     return found
 
 
+def _no_heading(heading: str, headings: Sequence[Heading]) -> EditDoesNotApply:
+    there = ", ".join(f"{'#' * h.level} {h.text}" for h in headings)
+    return EditDoesNotApply(
+        f"the note has no heading {heading!r}; "
+        + (f"its headings are: {there}" if there else "it has no headings")
+    )
+
+
+# --------------------------------------------------------------------------- sections
+# The one place that knows where a section is and where text appended to it goes: the
+# editor's `append_to_section` and the memory writes (`fact set`, `loop add`) both use it.
+
+LIST_ITEM_RE = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+|$)")
+
+
+def indent_of(line: str) -> str:
+    """The leading spaces and tabs of a line."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def width(indent: str) -> int:
+    """Columns of leading white space (a tab counts 4, as Obsidian indents lists)."""
+    return sum(4 if c == "\t" else 1 for c in indent)
+
+
+def body_start(texts: Sequence[str]) -> int:
+    """0-based index of the first line after the front matter (0 when there is none)."""
+    if not (texts and texts[0].rstrip() == "---"):
+        return 0
+    for n, line in enumerate(texts[1:], start=1):
+        if line.rstrip() in ("---", "..."):
+            return n + 1
+    return 0
+
+
+def find_section(headings: Sequence[Heading], names: Sequence[str], total: int) -> Heading | None:
+    """The first heading of the note (in line order) that one of `names` names (each a
+    heading or a `Parent#Child` path, matched as `find_heading` matches), or None."""
+    found = [h for h in (_find(headings, name, total) for name in names) if h is not None]
+    return min(found, key=lambda h: h.line) if found else None
+
+
+def section_end(
+    heading: Heading, headings: Sequence[Heading], total: int, *, subsections: bool = True
+) -> int:
+    """The last line (1-based) of the section under `heading`: with its subsections (up to
+    the next heading of its level or higher), or only its own text up to its first
+    subheading."""
+    if subsections:
+        return heading.end_line
+    later = [h.line for h in headings if h.line > heading.line]
+    return min(later) - 1 if later else total
+
+
+def section_append(
+    texts: Sequence[str],
+    names: Sequence[str],
+    new: Sequence[str],
+    *,
+    subsections: bool = True,
+    create: str | None = None,
+    headings: Sequence[Heading] | None = None,
+) -> tuple[int, tuple[str, ...], int]:
+    """Where the lines `new` go when appended to the section under the first heading one of
+    `names` names: (0-based index to insert at, the lines to insert there, 0-based index of
+    the first of `new` once inserted).
+
+    They go after the section's last non-blank line (its subsections' too, unless
+    `subsections` is False: then before its first subheading), so a list grows at its end and
+    the blank lines before the next heading stay. After paragraph text a blank line comes
+    first: a line right below a paragraph line would read as part of it. With no such section,
+    `create` names a `## create` section made at the end of the note (before trailing blank
+    lines); without it, EditDoesNotApply names the note's headings.
+    """
+    if headings is None:
+        headings = parse_note("\n".join(texts) + "\n" if texts else "", "note.md").headings
+    found = find_section(headings, names, len(texts))
+    if found is not None:
+        stop = section_end(found, headings, len(texts), subsections=subsections)
+        last = found.line - 1  # 0-based, the heading
+        for n in range(found.line, stop):
+            if texts[n].strip():
+                last = n
+        at = last + 1
+        if last == found.line - 1 or LIST_ITEM_RE.match(texts[last]) or _in_list(texts, last):
+            return at, tuple(new), at
+        return at, ("", *new), at + 1
+    if create is None:
+        raise _no_heading(" or ".join(names), headings)
+    start = body_start(texts)
+    end = len(texts)
+    while end > start and not texts[end - 1].strip():
+        end -= 1  # trailing blank lines stay at the very end
+    lead: tuple[str, ...] = ("",) if end > start else ()
+    return end, (*lead, f"## {create}", *new), end + len(lead) + 1
+
+
+def _in_list(texts: Sequence[str], n: int) -> bool:
+    """Whether line n is a nested line of a list item (indented under one above it)."""
+    own = width(indent_of(texts[n]))
+    if own == 0:
+        return False
+    for k in range(n - 1, -1, -1):
+        line = texts[k]
+        if not line.strip():
+            continue
+        if LIST_ITEM_RE.match(line):
+            return width(indent_of(line)) < own
+        if width(indent_of(line)) < own:
+            return False
+    return False
+
+
 def append_to_section(lines: Sequence[Line], heading: str, text: str) -> Lines:
-    """`text` added at the end of the section under `heading`, after its last non-blank line
-    (subsections included), so the blank line before the next heading stays."""
-    found = find_heading(lines, heading)
-    last = found.end_line
-    while last > found.line and not lines[last - 1].text.strip():
-        last -= 1
-    return insert_after(lines, last, text)
+    """`text` added at the end of the section under `heading` (see `section_append`: after
+    its last non-blank line, subsections included, with a blank line first after paragraph
+    text), so the blank line before the next heading stays."""
+    if not _heading_keys(heading):
+        raise EditDoesNotApply("no heading given")
+    new = text.splitlines() or [""]
+    at, block, _ = section_append([line.text for line in lines], [heading], new)
+    if len(block) > len(new):  # a blank line first, after paragraph text
+        text = "\n" + text
+    return insert_after(lines, at, text)
 
 
 # --------------------------------------------------------------------------- tasks and items

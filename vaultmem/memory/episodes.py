@@ -296,15 +296,17 @@ def select(
     until: dt.date | None = None,
     outcome: Outcome | None = None,
     entities: Iterable[str] = (),
+    now: dt.datetime | None = None,
 ) -> list[Episode]:
     """The episodes in [since, until] with that outcome, about any of `entities` (names or
-    paths, compared as Obsidian compares link targets), newest first."""
+    paths, compared as Obsidian compares link targets), none after `now`, newest first."""
     wanted = {_name(e) for e in entities}
     out = [
         e
         for e in episodes
         if (since is None or e.day >= since)
         and (until is None or e.day <= until)
+        and (now is None or e.when <= now)
         and (outcome is None or e.outcome == outcome)
         and (not wanted or wanted & {_name(x) for x in e.entities})
     ]

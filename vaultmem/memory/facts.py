@@ -327,8 +327,10 @@ def plan_set(
     *,
     source: str | None = None,
     line: int | None = None,
+    note: ParsedNote | None = None,
 ) -> FactChange:
-    """The edits that make `key` hold `value` in a note given as lines (see the module doc).
+    """The edits that make `key` hold `value` in a note given as lines (see the module doc);
+    `note` is their parse when the caller has it (the index's, for the revision it holds).
 
     A new key goes to the end of the note's `## Facts` (or `Key Facts`) section, which is
     created at the end of the note when missing. An existing key is rewritten in place and its
@@ -339,7 +341,7 @@ def plan_set(
     value = check_value(value)
     if source is not None:
         source = check_value(source, "source", MAX_SOURCE_CHARS)
-    note = parse_lines(lines)
+    note = note or parse_lines(lines)
     spans = [s for s in _spans(lines, note) if s.fact.key_id == key_id(key)]
     if line is not None:
         spans = [s for s in spans if s.fact.line == line]

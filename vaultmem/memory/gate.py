@@ -211,7 +211,9 @@ def _payload_split(text: str) -> tuple[str, str]:
 def _read(message: str) -> str:
     if len(message) <= LONG_MESSAGE:
         return message
-    return message[:HEAD_TAIL] + "\n" + message[-HEAD_TAIL:]
+    # joined by a space: a line break would make the tail payload (`_payload_split`), and the
+    # tail is where a question after a long paste stands
+    return message[:HEAD_TAIL] + " … " + message[-HEAD_TAIL:]
 
 
 def classify(

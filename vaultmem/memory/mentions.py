@@ -106,6 +106,8 @@ class _Entry:
     name: str
     words: tuple[str, ...]
     topic: tuple[str, ...]
+    phrase: str  # " w1 w2 " (the words, spaced), to find the whole name in a message
+    stems: tuple[str, ...]  # the topic words' stems
 
 
 class NameIndex:
@@ -125,7 +127,9 @@ class NameIndex:
                 if not found:
                     continue
                 topic = tuple(w for w in found if w not in STOPWORDS)
-                entry = _Entry(key, entity.path, name, tuple(found), topic)
+                phrase = " " + " ".join(found) + " "
+                stems = tuple(stem(w) for w in topic)
+                entry = _Entry(key, entity.path, name, tuple(found), topic, phrase, stems)
                 self.size += 1
                 for w in {stem(x) for x in topic} if topic else set(found):
                     self._by_word.setdefault(w, []).append(entry)
@@ -148,12 +152,12 @@ class NameIndex:
         best: dict[str, EntityMatch] = {}
         for entry in candidates.values():
             found: EntityMatch | None = None
-            if " " + " ".join(entry.words) + " " in joined:
+            if entry.phrase in joined:
                 if len(entry.words) == 1 and not _distinct(entry.name, entry.words[0], capitalised):
                     continue
                 found = EntityMatch(entry.path, entry.name, 1.0, entry.words)
             else:
-                hit = [w for w in entry.topic if stem(w) in msg_topic]
+                hit = [w for w, s in zip(entry.topic, entry.stems, strict=True) if s in msg_topic]
                 if hit and len(entry.topic) > 1:
                     found = EntityMatch(
                         entry.path, entry.name, len(hit) / len(entry.topic), tuple(hit)

@@ -159,10 +159,12 @@ def fact_changed_days(conn: Connection) -> dict[tuple[str, int], str]:
 
 
 def open_tasks(conn: Connection, paths: Sequence[str] | None = None) -> list[OpenTask]:
-    """Every unchecked task (`- [ ]`) in the vault, or in some notes, by path and line."""
+    """Every unchecked task (`- [ ]`) in the vault, or in some notes, by path and line; none
+    of a capture note (`type: capture`), whose items are candidates a review decides."""
     sql = (
         "SELECT n.path, n.date, t.detail, t.line, t.status, t.text, t.due, t.priority, t.done"
         " FROM tasks t JOIN notes n ON n.id = t.note_id WHERE t.status = ' '"
+        " AND coalesce(lower(trim(json_extract(n.frontmatter, '$.type'))), '') != 'capture'"
     )
     if paths is None:
         rows = list(conn.execute(sql + " ORDER BY n.path, t.line"))

@@ -253,12 +253,14 @@ def _episodes(
     entity: str | None,
     now: str | None,
 ) -> CallToolResult:
-    today = _now(now).date()
+    clock = _now(now)
+    today = clock.date()
     found = vault.memory.episodes(
         since=resolve(since, today).start if since else None,
         until=resolve(until, today).end if until else None,
         outcome=outcome,
         entities=[entity] if entity else [],
+        now=clock,
     )
     return structured(dialect.episodes(found))
 
