@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vaultmem import edit, health, store
-from vaultmem.capturing import Captures
 from vaultmem.config import Config, load_config, write_default_config
 from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultNotFound
 from vaultmem.health import DoctorReport, LinkProblem, Stats
@@ -61,6 +60,7 @@ if TYPE_CHECKING:
     import networkx as nx  # loaded by the graph's own code paths: 0.2 s of a CLI start
 
     from vaultmem import graph as link_graph
+    from vaultmem.capturing import Captures
     from vaultmem.embed import Embedder
     from vaultmem.gaps import GapsReport
     from vaultmem.llm import LLM
@@ -181,7 +181,14 @@ class Vault:
         self.linkgraph = LinkGraph(self.index, self.notes)
         self.writer = Writer(root, self.index, self.config, self.embedder)
         self.memory = Memory(self)
-        self.captures = Captures(self)
+
+    @functools.cached_property
+    def captures(self) -> Captures:
+        """The capture service, made on first use: its modules (transcripts, extraction, the
+        model client) are not loaded by the commands that never capture."""
+        from vaultmem.capturing import Captures
+
+        return Captures(self)
 
     # ---- lifecycle
 
