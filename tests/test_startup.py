@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
 
+from tests.conftest import MakeVault
 from vaultmem.vault import Vault
 
 HEAVY = (
@@ -143,3 +145,42 @@ def test_an_unknown_command_still_gets_its_suggestion() -> None:
     )
     assert result.returncode == 2
     assert "Did you mean 'search'?" in result.stderr
+
+
+# --------------------------------------------------------------------------- the names cache
+
+
+def _names_file(vault: Vault) -> Path:
+    return vault.index_path.with_name(vault.index_path.name + ".names.json")
+
+
+def test_note_names_are_read_back_from_the_cache_as_built(sample_vault: Vault) -> None:
+    built = sample_vault.memory.names()
+    assert _names_file(sample_vault).is_file()
+    again = Vault(sample_vault.root, sample_vault.index_path).memory.names()
+    assert again is not built
+    assert again.to_json() == built.to_json()
+    for message in ("what's next for the tariff optimizer?", "Maya Chen's heat pump", "hi"):
+        assert again.find(message) == built.find(message)
+
+
+@pytest.mark.parametrize(
+    "damage", [b"", b"{not json", b"[]", b'{"key": 1}', b'{"key": "%s", "value": {"x": 1}}']
+)
+def test_a_damaged_or_stale_names_cache_is_rebuilt(sample_vault: Vault, damage: bytes) -> None:
+    built = sample_vault.memory.names().to_json()
+    key = sample_vault.index.cache_key()
+    _names_file(sample_vault).write_bytes(damage.replace(b"%s", key.encode()))
+    again = Vault(sample_vault.root, sample_vault.index_path).memory.names()
+    assert again.to_json() == built
+    assert json.loads(_names_file(sample_vault).read_bytes())["key"] == key  # written anew
+
+
+def test_names_cache_follows_the_index(make_vault: MakeVault) -> None:
+    vault = make_vault({"Heat Pump.md": "# Heat Pump\n\nText.\n"})
+    vault.reindex()
+    assert vault.memory.names().find("the Zanzibar Quokka") == []
+    (vault.root / "Zanzibar Quokka.md").write_text("# Zanzibar Quokka\n\nNew.\n", "utf-8")
+    vault.reindex()
+    fresh = Vault(vault.root, vault.index_path).memory.names()
+    assert [m.path for m in fresh.find("the Zanzibar Quokka")] == ["Zanzibar Quokka.md"]
