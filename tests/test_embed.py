@@ -391,4 +391,32 @@ def test_wordllama_is_imported_lazily_and_leaves_logging_alone() -> None:
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert result.stdout.split("\n")[:2] == ["False", "True [] 30"]
+    # the shipped files are read directly: the package (pydantic, requests) is never imported
+    assert result.stdout.split("\n")[:2] == ["False", "False [] 30"]
+
+
+def test_wordllama_package_loader_leaves_logging_alone() -> None:
+    """The fallback, for a wordllama whose files are elsewhere: importing it would set up
+    logging (basicConfig at INFO), which the front-end owns."""
+    code = (
+        "import logging\n"
+        "from vaultmem import embed\n"
+        "embed._load_wordllama_package().embed(['x'])\n"
+        "print(logging.getLogger().handlers, logging.getLogger().level)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split("\n")[0] == "[] 30"
+
+
+@pytest.mark.parametrize("batch_size", [1, 4, 64])
+def test_wordllama_read_from_its_files_gives_the_packages_own_vectors(batch_size: int) -> None:
+    texts = ["center a div", "", "héllo wörld 日本語 🙂", "word " * 3000, "fetch blocked by CORS"]
+    texts += [f"note {i}: a heat pump and its tariff" for i in range(9)]
+    files = embed._WordLlamaFiles.find()
+    assert files is not None  # the wheel ships them where this wordllama version keeps them
+    ours = files.embed(texts, batch_size=batch_size)
+    theirs = embed._load_wordllama_package().embed(texts, norm=False, batch_size=batch_size)
+    np.testing.assert_array_equal(ours, theirs)
+    assert ours.dtype == np.float32

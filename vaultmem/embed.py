@@ -18,14 +18,16 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-import httpx
 import numpy as np
 from numpy.typing import NDArray
 
 from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, VaultmemError
+
+if TYPE_CHECKING:
+    import httpx  # imported where a model server is called: 0.17 s of every CLI start
 
 Vectors = NDArray[np.float32]
 ServerKind = Literal["ollama", "openai"]
@@ -184,6 +186,76 @@ def _wordllama() -> Any:
 
 
 def _load_wordllama() -> Any:
+    """The bundled model: read straight from the files its wheel ships when they are where
+    this wordllama version keeps them, else through wordllama's own loader."""
+    return _WordLlamaFiles.find() or _load_wordllama_package()
+
+
+class _WordLlamaFiles:
+    """wordllama's inference (tokenize, look up each token's row, average over the real
+    tokens) over its own shipped files, without importing the package: `import wordllama`
+    brings pydantic, requests and toml (0.4 s of a CLI start) and its loader copies the whole
+    table to float32 (32 MB); here the float16 table is memory-mapped and only the rows a
+    text uses are read. The vectors are wordllama's own, bit for bit (tests/test_embed.py).
+    """
+
+    def __init__(self, weights: Path, tokenizer: Path) -> None:
+        import json
+        import struct
+
+        from tokenizers import Tokenizer
+
+        with weights.open("rb") as file:
+            (size,) = struct.unpack("<Q", file.read(8))
+            header = json.loads(file.read(size))
+        tensor = header["embedding.weight"]
+        if tensor["dtype"] != "F16" or len(tensor["shape"]) != 2:
+            raise ValueError(f"unexpected tensor {tensor}")
+        start, end = tensor["data_offsets"]
+        rows, dim = tensor["shape"]
+        if end - start != rows * dim * 2:
+            raise ValueError(f"tensor size {end - start} does not match {tensor['shape']}")
+        self.table = np.memmap(
+            weights, dtype="<f2", mode="r", offset=8 + size + start, shape=(rows, dim)
+        )
+        self.tokenizer = Tokenizer.from_file(str(tokenizer))
+        self.tokenizer.enable_padding()  # as wordllama's inference sets its tokenizer up
+        self.tokenizer.no_truncation()
+
+    @classmethod
+    def find(cls) -> _WordLlamaFiles | None:
+        spec = importlib.util.find_spec("wordllama")
+        if spec is None or spec.origin is None:
+            return None
+        package = Path(spec.origin).parent
+        weights = package / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
+        tokenizer = package / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
+        if not (weights.is_file() and tokenizer.is_file()):
+            return None
+        try:
+            return cls(weights, tokenizer)
+        except Exception:  # tokenizers raises bare Exception; wordllama's loader then says why
+            return None
+
+    def embed(self, texts: list[str], norm: bool = False, batch_size: int = 64) -> Vectors:
+        """wordllama's `WordLlamaInference.embed` (dense, pooled), step for step."""
+        assert not norm  # Embedder.embed normalises
+        out = np.empty((len(texts), self.table.shape[1]), dtype=np.float32)
+        for i in range(0, len(texts), batch_size):
+            encoded = self.tokenizer.encode_batch(
+                texts[i : i + batch_size], is_pretokenized=False, add_special_tokens=False
+            )
+            ids = np.array([e.ids for e in encoded], dtype=np.int32)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+            np.clip(ids, 0, self.table.shape[0] - 1, out=ids)
+            x = self.table[ids].astype(np.float32)
+            mask_sum = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            pooled = np.sum(x * mask[..., np.newaxis], axis=1, dtype=np.float32) / mask_sum
+            out[i : i + pooled.shape[0]] = pooled
+        return out
+
+
+def _load_wordllama_package() -> Any:
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     import wordllama  # type: ignore[import-untyped]
@@ -317,6 +389,8 @@ class ModelServer:
                 self._client = None
 
     def _http(self) -> httpx.Client:
+        import httpx
+
         with self._lock:
             if self._client is None:
                 headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -326,6 +400,8 @@ class ModelServer:
     def _request(
         self, method: str, path: str, payload: dict[str, Any] | None, timeout: float | None
     ) -> Any:
+        import httpx
+
         call = f"{method} {path}"
         seconds = self.timeout if timeout is None else timeout
         try:

@@ -4,6 +4,9 @@ chunk vectors kept in memory for long-running front-ends."""
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +37,41 @@ class Index:
         self._epoch = 0  # bumped when the index file may have been replaced
         self._matrix: VectorMatrix | None = None
         self._matrix_lock = threading.Lock()
+
+    # ---- derived data kept beside the index
+
+    def cache_key(self) -> str:
+        """What a cached value derived from the index is valid for: this index file (its
+        creation time) at this generation."""
+        return f"{store.get_meta(self.conn, 'created_at')}:{store.generation(self.conn)}"
+
+    def _cache_file(self, name: str) -> Path:
+        return self.path.with_name(f"{self.path.name}.{name}.json")
+
+    def read_cache(self, name: str, key: str) -> object | None:
+        """The value `write_cache` kept under `name` for `key`, else None (none, another key,
+        an unreadable or damaged file: the caller derives it again)."""
+        try:
+            data = json.loads(self._cache_file(name).read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != key:
+            return None
+        return data.get("value")
+
+    def write_cache(self, name: str, key: str, value: object) -> None:
+        """Keep a value derived from the index for other processes (atomically; nothing when
+        the index's folder is read-only: the next process derives it again)."""
+        target = self._cache_file(name)
+        with contextlib.suppress(OSError):
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    json.dump({"key": key, "value": value}, out, ensure_ascii=False)
+                os.replace(tmp, target)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     # ---- connections
 

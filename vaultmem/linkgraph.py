@@ -6,21 +6,26 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from typing import TYPE_CHECKING
 
-import networkx as nx
-
-from vaultmem import graph as link_graph
 from vaultmem import store
 from vaultmem.errors import NoteNotFound
 from vaultmem.index import Index
 from vaultmem.notes import Notes
 from vaultmem.resolver import name_key
 
+if TYPE_CHECKING:
+    import networkx as nx  # loaded with vaultmem.graph, when a graph is built: not on search
+
+    from vaultmem import graph as link_graph
+
 WANTED_PREFIX = "wanted:"
 
 
 def build_graph(rows: store.GraphRows) -> nx.DiGraph:
     """The graph of files, wanted notes and links that the store's bulk rows describe."""
+    from vaultmem import graph as link_graph
+
     tags: dict[str, list[str]] = {}
     for path, tag in rows.tags:
         tags.setdefault(path, []).append(tag)
@@ -78,6 +83,8 @@ class LinkGraph:
     def clusters(self, min_size: int = 3) -> list[link_graph.Cluster]:
         """Louvain communities (fixed seed), computed once per index generation and kept in
         the index itself (other processes reuse them)."""
+        from vaultmem import graph as link_graph
+
         conn = self.index.conn
         generation = store.generation(conn)
         cached = store.get_meta(conn, "clusters")

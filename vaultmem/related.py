@@ -14,8 +14,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from vaultmem import store
 from vaultmem.model import title_of
 
@@ -95,6 +93,8 @@ def _meaning(conn: store.Connection, path: str, matrix: VectorMatrix | None) -> 
     if vector is None:
         return {}
     if matrix is not None and matrix.generation == store.generation(conn):
+        import numpy as np  # the matrix holds numpy arrays: loaded already
+
         nearest = matrix.nearest(np.frombuffer(vector, dtype=np.float32), NEAREST)
     else:
         nearest = store.nearest_chunks(conn, vector, NEAREST)

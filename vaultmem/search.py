@@ -10,8 +10,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
 from vaultmem import decay, query, ranking, store
 from vaultmem.dates import DateRoute, note_day, route
 from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, VaultmemError
@@ -350,6 +348,8 @@ def run(
             if matrix is not None and usable:
                 nearest = matrix.nearest(vector, fetch)
             else:
+                import numpy as np  # loaded with the embedder already: not on keyword search
+
                 nearest = store.nearest_chunks(
                     conn, np.asarray(vector, np.float32).tobytes(), fetch
                 )

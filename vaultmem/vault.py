@@ -19,14 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-import networkx as nx
-
 from vaultmem import edit, health, store
-from vaultmem import graph as link_graph
-from vaultmem.capturing import Captures
 from vaultmem.config import Config, load_config, write_default_config
 from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultNotFound
-from vaultmem.gaps import GapsReport, gaps_report
 from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
 from vaultmem.indexer import Progress, ReindexReport
@@ -62,7 +57,12 @@ from vaultmem.search import run as search_run
 from vaultmem.writer import Applied, Restored, Trashed, Writer
 
 if TYPE_CHECKING:
+    import networkx as nx  # loaded by the graph's own code paths: 0.2 s of a CLI start
+
+    from vaultmem import graph as link_graph
+    from vaultmem.capturing import Captures
     from vaultmem.embed import Embedder
+    from vaultmem.gaps import GapsReport
     from vaultmem.llm import LLM
 
 __all__ = [
@@ -181,7 +181,14 @@ class Vault:
         self.linkgraph = LinkGraph(self.index, self.notes)
         self.writer = Writer(root, self.index, self.config, self.embedder)
         self.memory = Memory(self)
-        self.captures = Captures(self)
+
+    @functools.cached_property
+    def captures(self) -> Captures:
+        """The capture service, made on first use: its modules (transcripts, extraction, the
+        model client) are not loaded by the commands that never capture."""
+        from vaultmem.capturing import Captures
+
+        return Captures(self)
 
     # ---- lifecycle
 
@@ -332,6 +339,8 @@ class Vault:
 
     def gaps(self, now: dt.datetime | None = None) -> GapsReport:
         """Every knowledge-gap class: orphans, dead ends, wanted notes, fragile links, ..."""
+        from vaultmem.gaps import gaps_report
+
         return gaps_report(self, now)
 
     # ---- personas

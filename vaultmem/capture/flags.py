@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from vaultmem.capture.candidates import Candidate
 from vaultmem.capture.note import Flag
 from vaultmem.memory.values import key_id, normalise
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NEAR_DUPLICATE = 0.92  # cosine of "key value" texts that say the same thing
 Embed = Callable[[Sequence[str]], "np.ndarray"]
@@ -82,6 +84,8 @@ def _near(
     pairs: Sequence[tuple[Candidate, list[CurrentFact]]], embed: Embed, threshold: float
 ) -> dict[str, tuple[Flag, ...]]:
     """Near-identical meaning by vectors: "key value" of a candidate against its entity's."""
+    import numpy as np  # only with an embedder: not on every CLI start
+
     texts = [f"{c.key} {c.value}" for c, _ in pairs]
     facts = [f for _, own in pairs for f in own]
     unique = list(dict.fromkeys(facts))

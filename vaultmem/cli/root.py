@@ -8,21 +8,130 @@ read, so nothing was written.
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
 from vaultmem import __version__
-from vaultmem.cli import apps, capture, gaps, graph, index, memory, notes, persona, related, trash
-from vaultmem.cli.context import Ctx
 from vaultmem.errors import VaultmemError
-from vaultmem.vault import locate_vault
+
+if TYPE_CHECKING:
+    from _collections_abc import dict_items, dict_keys, dict_values
 
 # Each module's `register_commands(cli)` adds its commands; none of them imports this module.
-COMMAND_MODULES = (index, notes, related, graph, gaps, persona, memory, capture, trash, apps)
+# A module is imported when one of its commands is first asked for (`vaultmem search` loads
+# vaultmem.cli.notes and what it needs, nothing else; `--version` loads none), so COMMANDS
+# names the module of each command (tests/test_startup.py checks it against what they register;
+# a command missing there still works: asking for an unknown name loads every module).
+COMMAND_MODULES = (
+    "index",
+    "notes",
+    "related",
+    "graph",
+    "gaps",
+    "persona",
+    "memory",
+    "capture",
+    "trash",
+    "apps",
+)
+COMMANDS = {
+    **dict.fromkeys(("doctor", "init", "reindex", "stats", "watch"), "index"),
+    **dict.fromkeys(("backlinks", "get", "search", "show"), "notes"),
+    "related": "related",
+    "graph": "graph",
+    "gaps": "gaps",
+    "persona": "persona",
+    **dict.fromkeys(
+        ("episode", "episodes", "fact", "gate", "loop", "loops", "prune", "recall"), "memory"
+    ),
+    **dict.fromkeys(("salience", "trends"), "memory"),
+    **dict.fromkeys(("capture", "review"), "capture"),
+    **dict.fromkeys(("restore", "trash"), "trash"),
+    **dict.fromkeys(("mcp", "tui"), "apps"),
+}
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(dict[str, click.Command]):
+    """The root group's commands, registered by their module on first use: looking one up
+    imports its module; listing them all (`--help`, `commands.items()`) imports every one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.group: click.Group | None = None
+        self._loaded: set[str] = set()
+
+    def _load(self, module: str) -> None:
+        if module not in self._loaded and self.group is not None:
+            self._loaded.add(module)
+            importlib.import_module(f"vaultmem.cli.{module}").register_commands(self.group)
+
+    def load_all(self) -> None:
+        for module in COMMAND_MODULES:
+            self._load(module)
+
+    def _load_for(self, name: object) -> None:
+        if isinstance(name, str) and not super().__contains__(name):
+            module = COMMANDS.get(name)
+            if module is None:
+                self.load_all()
+            else:
+                self._load(module)
+
+    def get(self, name: str, default: click.Command | None = None) -> click.Command | None:  # type: ignore[override]
+        self._load_for(name)
+        return super().get(name, default)
+
+    def __getitem__(self, name: str) -> click.Command:
+        self._load_for(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        self._load_for(name)
+        return super().__contains__(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.load_all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self.load_all()
+        return super().__len__()
+
+    def keys(self) -> dict_keys[str, click.Command]:
+        self.load_all()
+        return super().keys()
+
+    def values(self) -> dict_values[str, click.Command]:
+        self.load_all()
+        return super().values()
+
+    def items(self) -> dict_items[str, click.Command]:
+        self.load_all()
+        return super().items()
+
+
+class _LazyGroup(click.Group):
+    """A group whose commands' modules load on first use (see `_Commands`)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        commands = _Commands()
+        commands.group = self
+        self.commands = commands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.commands)
+
+
+@click.group(
+    cls=_LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--vault",
     "vault",
@@ -74,6 +183,8 @@ def cli(
       vaultmem mcp              serve the notes to AI agents (MCP)
     Elsewhere, name the folder: `vaultmem --vault PATH COMMAND`.
     """
+    from vaultmem.cli.context import Ctx
+
     ctx.obj = Ctx(vault, index, embedder, llm)
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty() and _finds_vault(vault):
@@ -84,6 +195,8 @@ def cli(
 
 def _finds_vault(given: str | None) -> bool:
     """Whether a vault was given or the current folder is one (else `vaultmem` prints help)."""
+    from vaultmem.vault import locate_vault
+
     if given:
         return True  # a bad --vault gets its error from the app's command, not silence
     try:
@@ -91,10 +204,6 @@ def _finds_vault(given: str | None) -> bool:
     except VaultmemError:
         return False
     return True
-
-
-for _module in COMMAND_MODULES:
-    _module.register_commands(cli)
 
 
 def main() -> None:

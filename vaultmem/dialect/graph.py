@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import networkx as nx
 from typing_extensions import TypedDict
 
-from vaultmem import graph as link_graph
 from vaultmem.dialect.index import LinkProblemOut, link_problem
 from vaultmem.dialect.refs import NodeOut, NoteRef, limited, node, note, notes
-from vaultmem.gaps import GapsReport
+
+if TYPE_CHECKING:  # networkx loads with the graph's own code paths, not with every answer
+    import networkx as nx
+
+    from vaultmem import graph as link_graph
+    from vaultmem.gaps import GapsReport
 
 # --------------------------------------------------------------------------- the link graph
 
@@ -92,6 +95,8 @@ class NeighborsOut(TypedDict):
 def neighbors(
     G: nx.DiGraph, center: str, depth: int, found: Sequence[tuple[str, int]], limit: int | None
 ) -> NeighborsOut:
+    from vaultmem import graph as link_graph
+
     rows: list[NeighborOut] = [
         NeighborOut(**node(link_graph.node_of(G, other)), distance=distance)
         for other, distance in limited(found, limit)

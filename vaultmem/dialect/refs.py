@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic reads these on Python 3.11
 
-from vaultmem import graph as link_graph
 from vaultmem.model import title_of
+
+if TYPE_CHECKING:  # networkx loads with the graph's own code paths, not with every answer
+    from vaultmem import graph as link_graph
 
 
 class NoteRef(TypedDict):

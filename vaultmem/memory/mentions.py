@@ -12,7 +12,8 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
+from typing import Any
 
 WORD_RE = re.compile(r"[^\W_]+(?:[.'’\-][^\W_]+)*", re.UNICODE)
 _PARTS_RE = re.compile(r"[\-.']")
@@ -133,6 +134,30 @@ class NameIndex:
                 self.size += 1
                 for w in {stem(x) for x in topic} if topic else set(found):
                     self._by_word.setdefault(w, []).append(entry)
+
+    def to_json(self) -> dict[str, Any]:
+        """The index as JSON values (`from_json` reads it back as an equal index): a CLI
+        process reads this from the index's cache instead of indexing 20k names again."""
+        number: dict[int, int] = {}
+        entries: list[Any] = []
+        by_word: dict[str, list[int]] = {}
+        for word, found in self._by_word.items():
+            for entry in found:
+                if id(entry) not in number:
+                    number[id(entry)] = len(entries)
+                    entries.append(astuple(entry))
+            by_word[word] = [number[id(e)] for e in found]
+        return {"entries": entries, "by_word": by_word, "names": self._names, "size": self.size}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> NameIndex:
+        """An index written by `to_json` (KeyError, TypeError or ValueError if it is not)."""
+        entries = [_Entry(k, p, n, tuple(w), tuple(t)) for k, p, n, w, t in data["entries"]]
+        index = cls(())
+        index._by_word = {w: [entries[i] for i in found] for w, found in data["by_word"].items()}
+        index._names = {path: tuple(names) for path, names in data["names"].items()}
+        index.size = int(data["size"])
+        return index
 
     def names_of(self, path: str) -> tuple[str, ...]:
         """Every name a note goes by (title and aliases)."""

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-import numpy as np
-
 from vaultmem.store.meta import delete_meta, get_meta, set_meta
 from vaultmem.store.schema import Connection, rows_in, scalar
 
@@ -120,6 +118,8 @@ def note_vector(conn: Connection, path: str) -> bytes | None:
     ).fetchall()
     if not rows:
         return None
+    import numpy as np  # only here in the store: not loaded on every CLI start
+
     matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     mean = matrix.mean(axis=0)
     norm = float(np.linalg.norm(mean))
