@@ -143,6 +143,9 @@ from vaultmem.store.text import (
     keyword_chunks,
     keyword_notes,
     mentions,
+    notes_named_by,
+    section_count,
+    sections_holding,
     snippets,
 )
 from vaultmem.store.vectors import (
@@ -279,6 +282,7 @@ __all__ = [
     "note_vector",
     "note_warnings",
     "notes_in_folder",
+    "notes_named_by",
     "open_existing",
     "open_tasks",
     "outgoing",
@@ -291,6 +295,8 @@ __all__ = [
     "replace_skipped",
     "reset",
     "scalar",
+    "section_count",
+    "sections_holding",
     "set_meta",
     "shared_labels",
     "shared_note_keys",
