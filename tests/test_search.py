@@ -307,6 +307,9 @@ def test_words_in_most_sections_leave_the_or_query_but_not_the_ranking(
     hybrid_before = vault.search(text).hits
     monkeypatch.setattr(search, "COMMON_CHECKED_FROM", 0)
     assert search.common_words(vault.conn, ["web", "kiln", "glaze"]) == {"web"}
+    assert store.notes_holding(vault.conn, "web") == 9 and store.note_text_count(vault.conn) == 10
+    assert search.common_words(vault.conn, ["web", "kiln", "glaze"], "notes") == {"web"}
+    assert search.common_words(vault.conn, ["page", "kiln"], "notes") == {"page"}
     assert search.fts_queries(text, {"web"}) == [
         '"web" AND "kiln" AND "glaze"',
         '"kiln" OR "glaze"',

@@ -246,6 +246,19 @@ def sections_holding(conn: Connection, word: str) -> int:
     return int(found[0])
 
 
+def note_text_count(conn: Connection) -> int:
+    """How many notes the whole-note text index holds."""
+    return int(conn.execute("SELECT count(*) FROM notes_fts").fetchone()[0])
+
+
+def notes_holding(conn: Connection, word: str) -> int:
+    """How many notes hold a word anywhere (names, text or properties)."""
+    found = conn.execute(
+        "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (f'"{word}"',)
+    ).fetchone()
+    return int(found[0])
+
+
 def notes_named_by(conn: Connection, words: Sequence[str], limit: int) -> list[str]:
     """The notes whose names (title, aliases, other names) hold most of the words, best first."""
     if not words:
