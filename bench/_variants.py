@@ -481,6 +481,11 @@ VARIANTS.update({
     "centroid0.3": lambda vault: _centroids(vault, 0.3),
     "centroid0.15": lambda vault: _centroids(vault, 0.15),
     "cards0.3": lambda vault: _cards(vault, 0.3),
+    # the OR queries leave out words in more than this share of the sections (notes); 0.5 is
+    # where bm25 gives a word no weight at all
+    "common0.1": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 0.1}),
+    "common0.2": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 0.2}),
+    "common-off": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 1.0}),
     "qwords": lambda vault: _plain(vault, DEFAULTS, swap={
         "STOPWORDS": search.STOPWORDS | QUESTION_WORDS}),
 })
