@@ -248,19 +248,42 @@ def hybrid(weights: ranking.Weights, *, rare: bool = False, names: bool = False,
 
 
 def _plain(vault: Any, weights: ranking.Weights, swap: dict[str, Any] | None = None) -> Run:
-    """vaultmem's own hybrid search with these weights (and search's constants in `swap`)."""
+    """vaultmem's own hybrid search with these weights (and search's constants in `swap`;
+    "text.NAME" names a constant of vaultmem.store.text)."""
+    from vaultmem.store import text as store_text
 
     def run(q: str) -> list[tuple[str, str]]:
         query = search.Query(q, 10, "hybrid", weights=weights)
         with contextlib.ExitStack() as stack:
             for name, value in (swap or {}).items():
-                stack.enter_context(swapped(search, name, value))
+                module: Any = search
+                if name.startswith("text."):
+                    module, name = store_text, name.removeprefix("text.")
+                stack.enter_context(swapped(module, name, value))
             result = search.run(
                 vault.conn, query, vault.embedder, None, vault.index.current_matrix()
             )
         return [(h.path, h.header) for h in result.hits]
 
     return run
+
+
+def _centroids(vault: Any, weight: float) -> Run:
+    """As _cards, with each note's vector the mean of its sections' vectors (no new
+    embedding: read from the vectors held in memory)."""
+    import numpy as np
+
+    conn = vault.conn
+    held = vault.index.current_matrix()
+    note_of = dict(conn.execute("SELECT c.id, n.path FROM chunks c JOIN notes n"
+                                " ON n.id = c.note_id WHERE n.kind = 'note'").fetchall())
+    paths = sorted(set(note_of.values()))
+    place = {p: i for i, p in enumerate(paths)}
+    rows = np.array([place.get(note_of.get(int(i), ""), -1) for i in held.ids])
+    keep = rows >= 0
+    matrix = np.zeros((len(paths), held.matrix.shape[1]), dtype=np.float32)
+    np.add.at(matrix, rows[keep], held.matrix[keep])
+    return _note_vectors(vault, matrix, paths, weight)
 
 
 def _cards(vault: Any, weight: float) -> Run:
@@ -284,7 +307,16 @@ def _cards(vault: Any, weight: float) -> Run:
         cards.append(f"{named}\n{(heads or '')[:300]}\n{(body or '')[:400]}")
     model = vault.embedder()
     matrix = np.vstack([model.embed(cards[i:i + 512]) for i in range(0, len(cards), 512)])
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    return _note_vectors(vault, matrix, paths, weight)
+
+
+def _note_vectors(vault: Any, matrix: Any, paths: list[str], weight: float) -> Run:
+    """A `card` signal from one vector per note (rows of `matrix`, in `paths` order)."""
+    import numpy as np
+
+    conn = vault.conn
+    model = vault.embedder()
+    matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     first = {r[1]: r for r in conn.execute(
         "SELECT c.id, n.path, n.title, c.start_line FROM notes n JOIN chunks c"
         " ON c.note_id = n.id AND c.seq = 0")}
@@ -405,3 +437,55 @@ VARIANTS: dict[str, Callable[[Any], Run]] = {
     "vector0.8": hybrid(replace(BASE, vector=0.8)),
     "vector1.2": hybrid(replace(BASE, vector=1.2)),
 }
+
+
+# Round 3 (engineer C): fusion, names as candidates, bm25 column weights, question words.
+def _bm25(weights: tuple[float, ...]) -> str:
+    return f"bm25(chunks_fts, {', '.join(str(w) for w in weights)})"
+
+
+def _note_bm25(weights: tuple[float, float]) -> str:
+    return f"bm25(notes_fts, {weights[0]}, {weights[1]})"
+
+
+# words of a question that say how it is asked, not what it is about
+QUESTION_WORDS = frozenset(
+    ["vs", "versus", "difference", "between", "way", "using", "use", "mean", "means",
+     "meaning", "javascript", "js", "css", "html", "browser", "web", "page", "code"])
+DEFAULTS = ranking.Weights()
+VARIANTS.update({
+    "rrf": lambda vault: _plain(vault, replace(DEFAULTS, fusion="rrf")),
+    "rrf-k10": lambda vault: _plain(vault, replace(DEFAULTS, fusion="rrf", rrf_k=10)),
+    "named10": lambda vault: _plain(vault, DEFAULTS, swap={"NAMED_CANDIDATES": 10}),
+    "named10-title0.8": lambda vault: _plain(
+        vault, replace(DEFAULTS, title=0.8), swap={"NAMED_CANDIDATES": 10}),
+    "title0.8": lambda vault: _plain(vault, replace(DEFAULTS, title=0.8)),
+    "title0.3": lambda vault: _plain(vault, replace(DEFAULTS, title=0.3)),
+    "note0.8": lambda vault: _plain(vault, replace(DEFAULTS, note=0.8)),
+    "note0.4": lambda vault: _plain(vault, replace(DEFAULTS, note=0.4)),
+    "vec0.5": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.5)),
+    "vec0.2": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.2)),
+    "keyword0.7": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.7)),
+    "heads8": lambda vault: _plain(vault, DEFAULTS, swap={
+        "text.BM25": _bm25((10.0, 8.0, 8.0, 4.0, 2.0, 1.0, 0.25))}),
+    "heads2": lambda vault: _plain(vault, DEFAULTS, swap={
+        "text.BM25": _bm25((10.0, 8.0, 2.0, 4.0, 2.0, 1.0, 0.25))}),
+    "path5": lambda vault: _plain(vault, DEFAULTS, swap={
+        "text.BM25": _bm25((10.0, 8.0, 4.0, 4.0, 5.0, 1.0, 0.25))}),
+    "path0.5": lambda vault: _plain(vault, DEFAULTS, swap={
+        "text.BM25": _bm25((10.0, 8.0, 4.0, 4.0, 0.5, 1.0, 0.25))}),
+    "notenames8": lambda vault: _plain(vault, DEFAULTS, swap={
+        "text._NOTE_BM25": _note_bm25((8.0, 1.0))}),
+    "notenames2": lambda vault: _plain(vault, DEFAULTS, swap={
+        "text._NOTE_BM25": _note_bm25((2.0, 1.0))}),
+    "centroid0.3": lambda vault: _centroids(vault, 0.3),
+    "centroid0.15": lambda vault: _centroids(vault, 0.15),
+    "cards0.3": lambda vault: _cards(vault, 0.3),
+    # the OR queries leave out words in more than this share of the sections (notes); 0.5 is
+    # where bm25 gives a word no weight at all
+    "common0.1": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 0.1}),
+    "common0.2": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 0.2}),
+    "common-off": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 1.0}),
+    "qwords": lambda vault: _plain(vault, DEFAULTS, swap={
+        "STOPWORDS": search.STOPWORDS | QUESTION_WORDS}),
+})

@@ -44,7 +44,8 @@ HOSTILE = [
     "title:array", "(", "a AND (b OR", "don't", "-webkit-box-shadow", '{{jsxref("Array")}}',
     "^ $ %",
 ]
-TARGET_P50_MS = 10.0
+TARGET_P50_MS = 10.0  # keyword (issue 2)
+TARGET_HYBRID_P50_MS = 25.0  # hybrid, warm process (issue 13)
 QUERY_WORD_RE = re.compile(r"\w+", re.UNICODE)
 TITLE_RE = re.compile(r"^title:\s*(.+?)\s*$", re.MULTILINE)
 WORD_RE = re.compile(r"\b[A-Za-z][a-z]{3,}\b")
@@ -156,12 +157,15 @@ def main() -> None:
     queries = make_queries(root, paths)
     assert len(queries) == N_TITLES + N_PAIRS + len(HOSTILE), len(queries)
 
+    cpu: dict[str, list[float]] = {"vaultmem": [], "vaultmem_before": []}
+
     def run_vm(q: str) -> tuple[float, int, str | None]:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()  # every thread's CPU (the vector worker's)
         try:
             n, err = len(vault.search(q, args.limit, mode=args.mode).hits), None
         except Exception as exc:
             n, err = 0, f"{type(exc).__name__}: {exc}"
+        cpu["vaultmem"].append((time.process_time() - c) * 1000)
         return (time.perf_counter() - t) * 1000, n, err
 
     def run_base(q: str, op: str) -> tuple[float, int, str | None]:
@@ -182,7 +186,7 @@ def main() -> None:
     before = _replace(ranking.Weights(), title=0.0, note=0.0)
 
     def run_before(q: str) -> tuple[float, int, str | None]:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         try:
             query = vsearch.Query(q, args.limit, "hybrid", weights=before)
             found = vsearch.run(vault.conn, query, vault.embedder, None,
@@ -190,6 +194,7 @@ def main() -> None:
             n, err = len(found.hits), None
         except Exception as exc:
             n, err = 0, f"{type(exc).__name__}: {exc}"
+        cpu["vaultmem_before"].append((time.process_time() - c) * 1000)
         return (time.perf_counter() - t) * 1000, n, err
 
     runners = {"vaultmem": run_vm, "fts_and": lambda q: run_base(q, "AND"),
@@ -199,6 +204,9 @@ def main() -> None:
     for _, q in queries:  # warm-up
         for run in runners.values():
             run(q)
+    for spent in cpu.values():
+        spent.clear()
+    loads = [os.getloadavg()[0]]
     per_query: list[dict] = [{"kind": k, "query": q} for k, q in queries]
     for entry in per_query:
         for who in runners:
@@ -209,6 +217,7 @@ def main() -> None:
                 ms, n, err = run(entry["query"])
                 entry[f"{who}_ms"].append(ms)
                 entry.update({f"{who}_hits": n, f"{who}_error": err})
+        loads.append(os.getloadavg()[0])
 
     summary: dict = {}
     for who in runners:
@@ -219,9 +228,13 @@ def main() -> None:
         summary[who]["zero_hit_queries"] = sum(1 for e in per_query if e[f"{who}_hits"] == 0)
         summary[who]["errors"] = [(e["query"], e[f"{who}_error"])
                                   for e in per_query if e[f"{who}_error"]]
+    for who, spent in cpu.items():
+        if spent:
+            summary[who]["cpu_ms"] = stats(spent)
+    summary["loadavg_1min"] = {"min": min(loads), "max": max(loads)}
     p50 = summary["vaultmem"]["all"]["p50"]
-    summary["target"] = {"p50_ms": f"<= {TARGET_P50_MS:g}", "value": p50,
-                         "met": p50 <= TARGET_P50_MS}
+    target = TARGET_P50_MS if args.mode == "keyword" else TARGET_HYBRID_P50_MS
+    summary["target"] = {"p50_ms": f"<= {target:g}", "value": p50, "met": p50 <= target}
 
     name = "search-mdn.json" if args.mode == "keyword" else f"search-mdn-{args.mode}.json"
     if args.warm:
@@ -233,7 +246,7 @@ def main() -> None:
         "per_query": per_query, "when": time.strftime("%Y-%m-%d %H:%M:%S"),
     })
 
-    print(f"### keyword search over MDN ({report.notes:,} notes): {len(queries)} queries × "
+    print(f"### {args.mode} search over MDN ({report.notes:,} notes): {len(queries)} queries × "
           f"{args.passes} passes after warm-up, limit {args.limit}\n")
     print("| queries | vaultmem p50 / p95 / max ms | baseline FTS5 AND p50 / p95 / max ms "
           "| baseline FTS5 OR p50 / p95 / max ms |")
@@ -245,8 +258,14 @@ def main() -> None:
                  for s in (summary[w] for w in runners)]
         print(f"| {kind} ({summary['vaultmem'][kind]['n'] // args.passes}) | " + " | ".join(cells)
               + " |")
-    verdict = "met" if p50 <= TARGET_P50_MS else "NOT met"
-    print(f"\ntarget p50 <= {TARGET_P50_MS:g} ms: **{verdict}** ({p50:.2f} ms)")
+    for who in cpu:
+        if "cpu_ms" in summary[who]:
+            c = summary[who]["cpu_ms"]
+            print(f"{who}: CPU per query (all its threads) p50 {c['p50']:.2f} / p95 "
+                  f"{c['p95']:.2f} ms")
+    print(f"load average (1 min) during the timed passes: {min(loads):.1f} to {max(loads):.1f}")
+    verdict = "met" if p50 <= target else "NOT met"
+    print(f"\ntarget p50 <= {target:g} ms: **{verdict}** ({p50:.2f} ms)")
     print("zero-hit queries: " + ", ".join(
         f"{w} {summary[w]['zero_hit_queries']}" for w in runners) + "; errors: " + ", ".join(
         f"{w} {len(summary[w]['errors'])}" for w in runners))

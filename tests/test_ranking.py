@@ -6,6 +6,8 @@ import datetime as dt
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultmem.dates import DateRoute
 from vaultmem.ranking import Candidate, NoteFacts, Weights, name_match, rank
@@ -366,3 +368,72 @@ def test_the_graph_signal_grows_with_links_up_to_three() -> None:
         facts = {paths[0]: NoteFacts(links=frozenset(paths[1 : 1 + links]))}
         found = rank([cand(i, p, 10.0 - i) for i, p in enumerate(paths)], facts, {"x"})
         assert dict(found[0].parts)["graph"] == pytest.approx(part)
+
+
+# --------------------------------------------------------------------------- reciprocal-rank fusion
+
+
+def test_rrf_fusion_counts_places_not_distances() -> None:
+    # a.md wins the keywords by a mile, b.md wins meaning by a hair: blended, a.md's lead in
+    # keywords decides; by places, each is first once and second once
+    chunks = [cand(1, "a.md", 100.0, 0.50), cand(2, "b.md", 1.0, 0.51), cand(3, "c.md", 0.5, 0.1)]
+    off = dict(heading=0, path=0, graph=0, title=0, note=0)
+    blended = rank(chunks, {}, {"x"}, Weights(**off, vector=1.0))  # type: ignore[arg-type]
+    fused = rank(chunks, {}, {"x"}, Weights(**off, vector=1.0, fusion="rrf", rrf_k=0))  # type: ignore[arg-type]
+    assert blended[0].path == "a.md" and blended[0].score > 1.9 * blended[1].score
+    assert {r.path for r in fused[:2]} == {"a.md", "b.md"}
+    assert fused[0].score == pytest.approx(fused[1].score)  # 1/1 + 1/2 each (k = 0)
+    # rank 1 is worth the full weight, rank n (k + 1) / (k + n)
+    third = dict(fused[2].parts)
+    assert third["keyword"] == pytest.approx(1 / 3) and third["vector"] == pytest.approx(1 / 3)
+    k60 = rank(chunks, {}, {"x"}, Weights(**off, vector=1.0, fusion="rrf"))  # type: ignore[arg-type]
+    assert dict(k60[-1].parts)["keyword"] == pytest.approx(61 / 63)
+
+
+def test_rrf_fusion_places_the_note_scores_and_shares_ties() -> None:
+    chunks = [cand(1, "a.md", 2.0), cand(2, "b.md", 2.0), cand(3, "c.md", 1.0)]
+    found = rank(
+        chunks,
+        {},
+        {"x"},
+        Weights(heading=0, path=0, graph=0, title=0, note=0.5, fusion="rrf", rrf_k=0),
+        note_scores={"c.md": 0.9, "a.md": 0.3},
+    )
+    parts = {r.path: dict(r.parts) for r in found}
+    assert parts["a.md"]["keyword"] == parts["b.md"]["keyword"] == 1.0  # a tie shares place 1
+    assert parts["c.md"]["keyword"] == pytest.approx(1 / 3)
+    assert parts["c.md"]["note"] == 0.5 and parts["a.md"]["note"] == pytest.approx(0.25)
+    assert "note" not in parts["b.md"]  # no whole-note score: no note signal
+
+
+# --------------------------------------------------------------------------- the word matching's
+# set look-ups (for speed) give what the plain loops they replaced gave
+
+
+def _reference_name_match(query: set[str], names: list[str]) -> float:
+    import re
+
+    best = 0.0
+    for name in names:
+        have = {w.lower() for w in re.findall(r"\w+", name)}
+        if not have or not query:
+            continue
+        hit_q = sum(
+            1 for q in query if q in have or (len(q) > 5 and any(h.startswith(q[:5]) for h in have))
+        )
+        hit_n = sum(
+            1
+            for h in have
+            if h in query or (len(h) > 5 and any(q.startswith(h[:5]) for q in query))
+        )
+        best = max(best, (hit_q / len(query)) * (hit_n / len(have)))
+    return best
+
+
+_word = st.text(alphabet="abcdeé_1", min_size=1, max_size=8)
+
+
+@given(st.sets(_word, max_size=5), st.lists(st.lists(_word, max_size=5).map(" ".join), max_size=4))
+@settings(max_examples=400, deadline=None)
+def test_name_match_is_the_plain_loops_result(query: set[str], names: list[str]) -> None:
+    assert name_match(query, names) == pytest.approx(_reference_name_match(query, names))

@@ -281,3 +281,49 @@ def test_the_date_property_and_the_modification_time_reach_the_ranking(filtered:
     age = (NOW - dt.datetime(2026, 3, 5, 0, 0, 1, tzinfo=dt.UTC)).total_seconds() / 86400
     assert hit.path == "home/d.md"
     assert dict(hit.explain)["freshness"] == pytest.approx(math.exp(-age / 30))
+
+
+# --------------------------------------------------------------------------- common words
+
+
+COMMON: dict[str, str | bytes] = {
+    **{f"web/page{i}.md": f"# Page {i}\nA web page about topic{i}.\n" for i in range(8)},
+    "web/kiln.md": "# Kiln\nFiring clay on the web of a kiln shelf.\n",
+    "pots.md": "# Pots\nGlaze the pots before the kiln.\n",
+}
+
+
+def test_words_in_most_sections_leave_the_or_query_but_not_the_ranking(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem import search, store
+
+    vault = make_vault(COMMON)
+    vault.reindex()
+    sections = store.section_count(vault.conn)
+    assert store.sections_holding(vault.conn, "web") > sections / 2
+    text = "web kiln glaze"
+    before = vault.search(text, mode="keyword").hits
+    hybrid_before = vault.search(text).hits
+    monkeypatch.setattr(search, "COMMON_CHECKED_FROM", 0)
+    assert search.common_words(vault.conn, ["web", "kiln", "glaze"]) == {"web"}
+    assert store.notes_holding(vault.conn, "web") == 9 and store.note_text_count(vault.conn) == 10
+    assert search.common_words(vault.conn, ["web", "kiln", "glaze"], "notes") == {"web"}
+    assert search.common_words(vault.conn, ["page", "kiln"], "notes") == {"page"}
+    assert search.fts_queries(text, {"web"}) == [
+        '"web" AND "kiln" AND "glaze"',
+        '"kiln" OR "glaze"',
+    ]
+    after = vault.search(text, mode="keyword").hits
+    # bm25 gave "web" no weight: the same notes in the same order, scores equal to a hair
+    assert [h.path for h in after] == [h.path for h in before if h.score > 1e-3]
+    for a, b in zip(after, before, strict=False):
+        assert a.score == pytest.approx(b.score, abs=1e-3)
+    assert [h.path for h in vault.search(text).hits][:2] == [h.path for h in hybrid_before][:2]
+    # a query whose only other word matches nothing still finds the common word's notes
+    assert vault.search("web zzzz", mode="keyword").hits
+    assert vault.search("web zzzz").hits
+    # one word, or an index too small to count in: nothing is left out
+    assert search.common_words(vault.conn, ["web"]) == frozenset()
+    monkeypatch.setattr(search, "COMMON_CHECKED_FROM", sections + 1)
+    assert search.common_words(vault.conn, ["web", "kiln"]) == frozenset()

@@ -3,6 +3,8 @@ and count in hybrid search; the whole-note index follows edits and deletions."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import MakeVault
 from vaultmem import store
 from vaultmem.model import Heading, ParsedNote
@@ -159,3 +161,61 @@ def test_hits_carry_plain_snippets_and_scores_that_add_up(make_vault: MakeVault)
             assert abs(sum(v for _, v in h.explain) - h.score) < 1e-9, (mode, h)
             for syntax in ("####", "![[", "&nbsp;", "|", "**"):
                 assert syntax not in h.snippet, (mode, h.snippet)
+
+
+NAMED: dict[str, str | bytes] = {
+    # the note the question names says its name once; long pages say the word over and over
+    "glossary/aria/index.md": "---\ntitle: ARIA\n---\nAccessible Rich Internet Applications.\n",
+    **{
+        f"roles/r{i}.md": f"# Role {i}\n" + "aria attributes and aria states. " * 30 + "\n"
+        for i in range(30)
+    },
+}
+
+
+def test_notes_the_query_names_join_the_candidates_when_asked(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem import search
+
+    vault = make_vault(NAMED)
+    vault.reindex()
+    words = ["aria"]
+    assert store.notes_named_by(vault.conn, words, 5)[0] == "glossary/aria/index.md"
+    monkeypatch.setattr(search, "NOTES_SCORED", 5)  # the whole-note query misses it…
+    monkeypatch.setattr(search, "NOTE_CANDIDATES", 5)
+    monkeypatch.setattr(search, "CANDIDATES", 5)  # …and so do the sections' and meaning's
+
+    def found() -> dict[str, dict[str, float]]:
+        query = search.Query("aria", limit=40, mode="keyword", weights=search.ranking.Weights())
+        hits = search.run(vault.conn, query, vault.embedder).hits
+        return {h.path: dict(h.explain) for h in hits}
+
+    assert "glossary/aria/index.md" not in found()
+    monkeypatch.setattr(search, "NAMED_CANDIDATES", 10)
+    assert found()["glossary/aria/index.md"]["title"] == 0.5  # named outright
+    monkeypatch.setattr(search, "NAMED_FLOOR", 1.01)  # no name is that good a match
+    assert "glossary/aria/index.md" not in found()
+
+
+def test_a_rerank_step_orders_the_first_stages_best_notes(make_vault: MakeVault) -> None:
+    from vaultmem import search
+
+    vault = make_vault(NOTES)
+    vault.reindex()
+    seen: list[tuple[str, list[str]]] = []
+
+    def backwards(
+        conn: store.Connection, text: str, ranked: list[search.ranking.Ranked]
+    ) -> list[search.ranking.Ranked]:
+        seen.append((text, [r.path for r in ranked]))
+        return ranked[::-1]
+
+    query = search.Query("sheets style", limit=2)
+    plain = search.run(vault.conn, search.Query("sheets style", limit=50), vault.embedder)
+    reranked = search.run(vault.conn, query, vault.embedder, rerank=backwards)
+    ((text, handed),) = seen
+    assert text == "sheets style"
+    assert handed == [h.path for h in plain.hits][: search.RERANK_DEPTH]  # the first stage
+    assert [h.path for h in reranked.hits] == handed[::-1][:2]
+    assert reranked.hits[0].snippet  # hits are made after the rerank: snippets for its order

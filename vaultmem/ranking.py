@@ -8,10 +8,12 @@ weights are measured, not guessed: see docs/BENCHMARKS.md (retrieval) for what e
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from vaultmem.dates import DateRoute, dates_in
 
@@ -69,6 +71,12 @@ class Weights:
     # …and the keyword evidence of a note's other sections besides its best one: measured,
     # not kept (0 is off)
     evidence: float = 0.0
+    # How the keyword, meaning and whole-note evidence meet: "blend" adds each one's score
+    # scaled to the best candidate's; "rrf" adds each one's reciprocal rank among the
+    # candidates (weight x (k + 1) / (k + rank), so rank 1 is worth the full weight, as the
+    # best score is under "blend"), which ignores how far apart the scores are.
+    fusion: Literal["blend", "rrf"] = "blend"
+    rrf_k: int = 60
 
 
 @dataclass(frozen=True)
@@ -83,15 +91,29 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD_RE.findall(text)}
 
 
+STEM = 5  # a word of more than STEM letters matches any word sharing its first STEM letters
+
+
+@functools.lru_cache(maxsize=16384)
+def _vocabulary(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A text's words and the STEM-letter starts of its words that long (a search ranks the
+    same titles and headings again and again: cached)."""
+    words = frozenset(w.lower() for w in _WORD_RE.findall(text))
+    return words, frozenset(w[:STEM] for w in words if len(w) >= STEM)
+
+
+def _held(words: Iterable[str], have: frozenset[str], starts: frozenset[str]) -> int:
+    """How many of `words` are in `have`, or, being longer than STEM letters, start as one of
+    `starts` does (a simple stemming: "managing" finds "manager")."""
+    return sum(1 for w in words if w in have or (len(w) > STEM and w[:STEM] in starts))
+
+
 def _share(query: set[str], text: str) -> float:
     """How much of the query (by words, prefix-matched for simple stemming) `text` holds."""
     if not query:
         return 0.0
-    have = _words(text)
-    hits = sum(
-        1 for q in query if q in have or (len(q) > 5 and any(h.startswith(q[:5]) for h in have))
-    )
-    return hits / len(query)
+    have, starts = _vocabulary(text)
+    return _held(query, have, starts) / len(query)
 
 
 def name_match(query: set[str], names: Sequence[str]) -> float:
@@ -101,19 +123,17 @@ def name_match(query: set[str], names: Sequence[str]) -> float:
     query: "daily notes" gives the note titled "Daily notes" 1.0 and "Daily notes plugin" 0.67,
     while a long title that merely contains the words scores low.
     """
+    if not query:
+        return 0.0
+    asked = frozenset(query)
+    asked_starts = frozenset(q[:STEM] for q in query if len(q) >= STEM)
     best = 0.0
     for name in names:
-        have = _words(name)
-        if not have or not query:
+        have, starts = _vocabulary(name)
+        if not have:
             continue
-        hit_q = sum(
-            1 for q in query if q in have or (len(q) > 5 and any(h.startswith(q[:5]) for h in have))
-        )
-        hit_n = sum(
-            1
-            for h in have
-            if h in query or (len(h) > 5 and any(q.startswith(h[:5]) for q in query))
-        )
+        hit_q = _held(query, have, starts)
+        hit_n = _held(have, asked, asked_starts)
         best = max(best, (hit_q / len(query)) * (hit_n / len(have)))
     return best
 
@@ -166,15 +186,29 @@ def rank(
     if keyword_notes < 3:  # little keyword evidence: lean on meaning
         vector_weight *= 1 + weights.low_overlap
 
+    rrf = weights.fusion == "rrf"
+    keyword_rank = _places(keyword) if rrf else {}
+    vector_rank = _places(vector) if rrf else {}
+    note_rank = _places(note_scores or {}) if rrf else {}
+
+    def reciprocal(place: int) -> float:
+        return (weights.rrf_k + 1) / (weights.rrf_k + place)
+
     base: dict[str, list[tuple[str, float]]] = {}
     for path, chunks in by_note.items():
         parts: list[tuple[str, float]] = []
         if top_keyword > 0 and keyword[path] > 0:
-            parts.append(("keyword", weights.keyword * keyword[path] / top_keyword))
+            share = reciprocal(keyword_rank[path]) if rrf else keyword[path] / top_keyword
+            parts.append(("keyword", weights.keyword * share))
         sim = vector[path]
         if sim is not None and vector_weight:
             spread = high - low
-            parts.append(("vector", vector_weight * ((sim - low) / spread if spread > 0 else 1.0)))
+            share = (
+                reciprocal(vector_rank[path])
+                if rrf
+                else ((sim - low) / spread if spread > 0 else 1.0)
+            )
+            parts.append(("vector", vector_weight * share))
         best = _best_chunk(chunks, top_keyword, low, high, vector_weight, weights.keyword)
         note_facts = facts.get(path, NoteFacts())
         if weights.heading and best.heading:
@@ -185,7 +219,11 @@ def rank(
             known = names.get(path, ()) if names is not None else note_facts.names
             parts.append(("title", weights.title * name_match(query_words, known)))
         if weights.note and note_scores is not None:
-            parts.append(("note", weights.note * note_scores.get(path, 0.0)))
+            if rrf:
+                share = reciprocal(note_rank[path]) if path in note_rank else 0.0
+            else:
+                share = note_scores.get(path, 0.0)
+            parts.append(("note", weights.note * share))
         if weights.evidence and top_keyword > 0:
             relative = [(c.keyword or 0.0) / top_keyword for c in chunks]
             parts.append(("evidence", weights.evidence * other_sections(relative)))
@@ -218,6 +256,20 @@ def rank(
         )
         for p in order[:limit]
     ]
+
+
+def _places(scores: Mapping[str, float | None]) -> dict[str, int]:
+    """Each note's place (1 = best) by a score, for the notes that have one; ties share the
+    better place."""
+    ordered = sorted(((s, p) for p, s in scores.items() if s is not None), reverse=True)
+    places: dict[str, int] = {}
+    last: float | None = None
+    place = 0
+    for n, (score, path) in enumerate(ordered, start=1):
+        if score != last:
+            place, last = n, score
+        places[path] = place
+    return places
 
 
 def _best_chunk(

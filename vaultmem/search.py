@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -110,6 +110,12 @@ AMONG_NOTES = 200  # an operator letting through at most this many notes: each i
 AND_ENOUGH = 30  # sections matching every word, past which the OR query is skipped
 FEEDBACK_SECTIONS = 5  # pseudo-relevance feedback reads the best few sections…
 FEEDBACK_WORDS = 5  # …and adds the words most of them share
+# Notes whose names hold the query's words (an FTS5 query over names alone) join the
+# candidates by their first section: this many at most (0 is off), each only when
+# ranking.name_match gives it at least NAMED_FLOOR.
+NAMED_CANDIDATES = 0
+NAMED_LOOKED_AT = 50
+NAMED_FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -213,18 +219,66 @@ def query_words(text: str) -> list[str]:
     return [w for w in words if w not in STOPWORDS] or words
 
 
-def fts_queries(text: str) -> list[str]:
+def fts_queries(text: str, common: Collection[str] = ()) -> list[str]:
     """Any user text as safe FTS5 queries: all words (AND) first, then any word (OR).
 
     Every word is quoted, so FTS5 syntax in the text (`C++`, `"`, `AND`, `*`) is just words.
     Notes holding every word come first; the OR query fills the remaining places. Besides
     matching what people expect of a search box, the AND query is ~10x cheaper: FTS5 ranks every
-    row an OR query matches, and a common word matches most of a big vault.
+    row an OR query matches, and a common word matches most of a big vault. The OR query
+    leaves out the `common` words (see common_words), unless nothing else is left.
     """
-    quoted = [f'"{w}"' for w in query_words(text)]
+    words = query_words(text)
+    quoted = [f'"{w}"' for w in words]
     if len(quoted) <= 1:
         return quoted
-    return [" AND ".join(quoted), " OR ".join(quoted)]
+    rest = [f'"{w}"' for w in words if w not in common] or quoted
+    return [" AND ".join(quoted), " OR ".join(rest)]
+
+
+# Words in more than half of a big index's sections. FTS5's bm25 gives such a word no weight
+# (its idf, log((N - n + 0.5) / (n + 0.5)), is clamped to 1e-6 once n > N/2), yet each one
+# makes an OR query rank nearly every section: MDN's "web" is in 118,853 of its 126,466
+# sections (through their paths), and ranking them took 0.6 s at a load of 15. Leaving them
+# out of the OR queries keeps every score that matters (the AND query keeps every word).
+# Counting costs a query per word, once per word and index generation; small indexes skip it.
+COMMON_SHARE = 0.5
+COMMON_CHECKED_FROM = 5000  # sections: below, an OR query is cheap anyway
+_COUNTS: dict[tuple[str, int, str], tuple[int, dict[str, int]]] = {}
+_COUNTED_WORDS = 50_000  # per index: a long-running process forgets past this many words
+
+
+def common_words(
+    conn: store.Connection, words: Sequence[str], among: Literal["sections", "notes"] = "sections"
+) -> frozenset[str]:
+    """The words of `words` held by more than COMMON_SHARE of the index's sections (or of its
+    whole notes, for the whole-note query: MDN's "property" is in 9,411 of 14,076 notes)."""
+    if len(words) < 2:
+        return frozenset()
+    key = (store.get_meta(conn, "created_at") or "", store.generation(conn), among)
+    known = _COUNTS.get(key)
+    if known is None:
+        if len(_COUNTS) > 8:  # indexes come and go in tests and front-ends: keep a few
+            _COUNTS.clear()
+        size = store.section_count(conn) if among == "sections" else store.note_text_count(conn)
+        known = _COUNTS[key] = (size, {})
+    total, counts = known
+    if total < COMMON_CHECKED_FROM:
+        return frozenset()
+    if len(counts) > _COUNTED_WORDS:
+        counts.clear()
+    holding = store.sections_holding if among == "sections" else store.notes_holding
+    for w in words:
+        if w not in counts:
+            counts[w] = holding(conn, w)
+    return frozenset(w for w in words if counts[w] > COMMON_SHARE * total)
+
+
+# A second stage over the first stage's best notes (a cross-encoder, say): given the index,
+# the query's text and the RERANK_DEPTH best notes in order (each with the section to show),
+# it returns them (or some of them) in its own order; the first `limit` are the hits.
+Rerank = Callable[[store.Connection, str, list[ranking.Ranked]], list[ranking.Ranked]]
+RERANK_DEPTH = 30
 
 
 def run(
@@ -233,10 +287,13 @@ def run(
     embedder: Callable[[], Embedder] | None,
     llm: Callable[[], LLM | None] | None = None,
     matrix: VectorMatrix | None = None,
+    rerank: Rerank | None = None,
 ) -> SearchResult:
     """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them.
     `matrix`, an in-memory copy of the index's vectors, answers nearest-section queries in
-    place of sqlite-vec when it is up to date."""
+    place of sqlite-vec when it is up to date. `rerank`, when given, orders the first
+    stage's best RERANK_DEPTH notes (not in keyword mode's fast path, which has no stage
+    to hand over)."""
     if q.limit < 1:
         raise UsageError("--limit must be at least 1")
     if q.mode not in MODES:
@@ -281,8 +338,9 @@ def run(
     if mode != "keyword" and embedder is not None and usable and not q.hyde:
         assert matrix is not None
         pending = _POOL.submit(_matrix_nearest, embedder, matrix, text, fetch)
-    matches = fts_queries(text)
-    match = matches[-1] if matches else ""  # the OR query: what snippets highlight
+    every = fts_queries(text)
+    matches = fts_queries(text, common_words(conn, query_words(text)))
+    match = every[-1] if every else ""  # every word: what snippets highlight
     if mode != "semantic" and matches:
         # AND first: when enough sections hold every word, ranking every section that holds
         # any of them (the OR query, ~10x the cost on common words) adds nothing measurable
@@ -301,6 +359,14 @@ def run(
                 )
             if len(candidates) >= AND_ENOUGH:
                 break
+        if not candidates and matches != every:  # nothing without the common words
+            for m in store.keyword_chunks(conn, every[-1], fetch):
+                candidates.setdefault(
+                    m.id,
+                    ranking.Candidate(
+                        m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25
+                    ),
+                )
         if weights.feedback and len(matches) > 1 and not and_matched:
             _expand(conn, candidates, text, fetch, weights.feedback)
     if only is not None and len(only) <= AMONG_NOTES:
@@ -322,7 +388,10 @@ def run(
             )
     note_scores: dict[str, float] | None = None
     if mode != "semantic" and matches and weights.note:
-        note_scores = _note_scores(conn, candidates, matches, fetch)
+        whole = fts_queries(text, common_words(conn, query_words(text), "notes"))
+        note_scores = _note_scores(conn, candidates, whole, fetch)
+    if mode != "semantic" and NAMED_CANDIDATES and weights.title:
+        _named(conn, candidates, query_words(text))
     nearest: list[tuple[int, float]] = []
     if pending is not None:
         try:
@@ -387,9 +456,11 @@ def run(
         weights,
         route=when,
         now=now,
-        limit=q.limit,
+        limit=max(q.limit, RERANK_DEPTH) if rerank is not None else q.limit,
         note_scores=note_scores,
     )
+    if rerank is not None:
+        ranked = rerank(conn, text, ranked)[: q.limit]
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
 
 
@@ -461,6 +532,28 @@ def _note_scores(
             c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
         )
     return {p: s / top for p, s in found}
+
+
+def _named(
+    conn: store.Connection, candidates: dict[int, ranking.Candidate], words: list[str]
+) -> None:
+    """The notes a query names (by their title, aliases or other names) join the candidates:
+    a note titled "ARIA" is an answer to "what is ARIA" even when longer pages say ARIA more."""
+    have = {c.path for c in candidates.values()}
+    found = [p for p in store.notes_named_by(conn, words, NAMED_LOOKED_AT) if p not in have]
+    if not found:
+        return
+    asked = set(words)
+    names = store.note_facts(conn, found)
+    scored = sorted(
+        ((ranking.name_match(asked, names[p].names), p) for p in found if p in names),
+        key=lambda sp: (-sp[0], sp[1]),
+    )
+    chosen = [p for s, p in scored[:NAMED_CANDIDATES] if s >= NAMED_FLOOR]
+    for c in store.first_chunks(conn, chosen).values():
+        candidates.setdefault(
+            c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
+        )
 
 
 def _passing(conn: store.Connection, node: query.Node, cache: dict[str, set[str]]) -> set[str]:
@@ -644,31 +737,36 @@ def _keyword_only(
     conn: store.Connection, query: str, limit: int, hidden: frozenset[str] = frozenset()
 ) -> tuple[Hit, ...]:
     """The fast path: AND then OR over chunks, best chunk per note (no signals to add)."""
-    queries = fts_queries(query)
-    if not queries:
+    every = fts_queries(query)
+    if not every:
         return ()
+    pruned = fts_queries(query, common_words(conn, query_words(query)))
     best: dict[str, store.ChunkMatch] = {}
-    for match in queries:
-        found: dict[str, store.ChunkMatch] = {}
-        fetch = limit * 4
-        while True:
-            rows = store.keyword_chunks(conn, match, fetch)
-            for row in rows:
-                if row.path not in hidden:
-                    found.setdefault(row.path, row)  # rows come best first: each note's best
-            if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
+    # without its common words the OR query may find nothing ("web zzzz"): then with them
+    for queries in [pruned] if pruned == every else [pruned, every]:
+        for match in queries:
+            found: dict[str, store.ChunkMatch] = {}
+            fetch = limit * 4
+            while True:
+                rows = store.keyword_chunks(conn, match, fetch)
+                for row in rows:
+                    if row.path not in hidden:
+                        found.setdefault(row.path, row)  # rows come best first: each note's best
+                if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
+                    break
+                found.clear()
+                fetch *= 4
+            for path, row in found.items():
+                best.setdefault(path, row)
+            if len(best) >= limit:
                 break
-            found.clear()
-            fetch *= 4
-        for path, row in found.items():
-            best.setdefault(path, row)
-        if len(best) >= limit:
+        if best:
             break
     # by score (a section's bm25 is the same under both queries): notes holding every word
     # were looked for first, but are not put first when a note with fewer words scores higher
     top = sorted(best.values(), key=lambda m: (m.bm25, m.path))[:limit]
     # snippets cost a re-tokenisation each: make them only for the hits shown
-    shown = store.snippets(conn, queries[-1], [row.id for row in top])
+    shown = store.snippets(conn, every[-1], [row.id for row in top])
     missing = [m.id for m in top if not plain_text(shown.get(m.id, ""))]
     bodies = store.chunk_bodies(conn, missing) if missing else {}
     return tuple(

@@ -233,6 +233,45 @@ def keyword_notes(conn: Connection, match: str, limit: int) -> list[tuple[str, f
     return [(paths[i], -rank) for i, rank in rows if i in paths]
 
 
+def section_count(conn: Connection) -> int:
+    """How many sections the index holds."""
+    return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def sections_holding(conn: Connection, word: str) -> int:
+    """How many sections hold a word (as the text index tokenizes it)."""
+    found = conn.execute(
+        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{word}"',)
+    ).fetchone()
+    return int(found[0])
+
+
+def note_text_count(conn: Connection) -> int:
+    """How many notes the whole-note text index holds."""
+    return int(conn.execute("SELECT count(*) FROM notes_fts").fetchone()[0])
+
+
+def notes_holding(conn: Connection, word: str) -> int:
+    """How many notes hold a word anywhere (names, text or properties)."""
+    found = conn.execute(
+        "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (f'"{word}"',)
+    ).fetchone()
+    return int(found[0])
+
+
+def notes_named_by(conn: Connection, words: Sequence[str], limit: int) -> list[str]:
+    """The notes whose names (title, aliases, other names) hold most of the words, best first."""
+    if not words:
+        return []
+    match = "names : (" + " OR ".join(f'"{w}"' for w in words) + ")"
+    rows = conn.execute(
+        "SELECT n.path FROM notes_fts f JOIN notes n ON n.id = f.rowid"
+        " WHERE notes_fts MATCH ? ORDER BY bm25(notes_fts, 1.0, 0.0) LIMIT ?",
+        (match, limit),
+    )
+    return [r[0] for r in rows]
+
+
 def first_chunks(conn: Connection, paths: Sequence[str]) -> dict[str, ChunkRow]:
     """path -> its note's first chunk."""
     rows = rows_in(
