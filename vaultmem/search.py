@@ -19,6 +19,7 @@ from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, Vault
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
     from vaultmem.llm import LLM
+    from vaultmem.rerank import Reranker
     from vaultmem.vectors import VectorMatrix
 
 Mode = Literal["hybrid", "keyword", "semantic"]
@@ -235,10 +236,12 @@ def run(
     embedder: Callable[[], Embedder] | None,
     llm: Callable[[], LLM | None] | None = None,
     matrix: VectorMatrix | None = None,
+    reranker: Reranker | None = None,
 ) -> SearchResult:
     """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them.
     `matrix`, an in-memory copy of the index's vectors, answers nearest-section queries in
-    place of sqlite-vec when it is up to date."""
+    place of sqlite-vec when it is up to date. `reranker` (hybrid and semantic modes) reads
+    the best few notes again with a stronger meaning model (vaultmem/rerank.py)."""
     if q.limit < 1:
         raise UsageError("--limit must be at least 1")
     if q.mode not in MODES:
@@ -380,6 +383,8 @@ def run(
         allowed &= only
     allowed -= hidden
     kept = [c for c in candidates.values() if c.path in allowed]
+    if mode == "keyword":
+        reranker = None
     ranked = ranking.rank(
         kept,
         facts,
@@ -387,9 +392,15 @@ def run(
         weights,
         route=when,
         now=now,
-        limit=q.limit,
+        limit=max(q.limit, reranker.settings.depth) if reranker else q.limit,
         note_scores=note_scores,
     )
+    if reranker is not None:
+        try:
+            ranked = reranker(conn, text, ranked)
+        except VaultmemError as exc:  # the model package is gone or damaged
+            notices.append(f"{exc}; not re-ranked")
+        ranked = ranked[: q.limit]
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
 
 
