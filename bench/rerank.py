@@ -9,9 +9,9 @@ vault's default model, its vectors in memory) with a recording re-ranker at dept
 the first stage's top D notes (their scores and shown sections) and, for each, all-MiniLM-L6-v2's
 cosine similarity to the question of (a) the shown section's passage (vaultmem.rerank.passage:
 title, heading path, plain text, cut to --tokens tokens) and (b) the note's first section's
-passage; it changes nothing. vaultmem.rerank.fuse is then applied to those lists for each
-weight and each passage choice (best section, first section, the higher of the two), beside the
-first stage itself (weight 0: the baseline, the same run). The scores are the dev sets'
+passage (vaultmem.rerank.Reranker.passages); it changes nothing. vaultmem.rerank.fuse is then
+applied to those lists for each weight and each passage choice (best section, first section,
+the higher of the two: what vaultmem does), beside the first stage itself (weight 0: the baseline, the same run). The scores are the dev sets'
 (bench/devset.py: success@1/@3/@10, MRR@10) and bench/retrieval.py's (LoCoMo and LongMemEval
 session recall@5/@10 and MRR; SciFact nDCG@10), over the same vaults and indexes those scripts
 build ($VAULTMEM_BENCH_TMP/devset, $VAULTMEM_BENCH_TMP/retrieval).
@@ -68,7 +68,7 @@ class DiskCache(dict[str, np.ndarray]):
 
 
 def recorder(settings: Any, cache: DiskCache) -> Any:
-    from vaultmem import rerank, store
+    from vaultmem import rerank
 
     class Recording(rerank.Reranker):
         """Records the first stage's top notes and their similarities; re-orders nothing."""
@@ -81,14 +81,13 @@ def recorder(settings: Any, cache: DiskCache) -> Any:
         def __call__(self, conn: Any, query: str, ranked: Sequence[Any]) -> list[Any]:
             started = time.process_time()
             top = list(ranked[: self.settings.depth])
-            best = self.similarities(conn, query, top) if top else np.zeros(0)
-            firsts = store.first_chunks(conn, [r.path for r in top])
-            bodies = store.chunk_bodies(conn, [c.id for c in firsts.values()])
-            texts = [
-                rerank.passage(c.title, c.heading, bodies.get(c.id, ""))
-                for c in (firsts[r.path] for r in top)
-            ] if top else []
-            first = (self.embed([query, *texts])[1:] @ self.embed([query])[0]) if top else best
+            best_texts, first_texts = self.passages(conn, top)
+            texts = [f if f is not None else b for b, f in zip(best_texts, first_texts,
+                                                               strict=True)]
+            vectors = self.embed([query, *best_texts, *texts])
+            q = vectors[0]
+            best = vectors[1 : 1 + len(top)] @ q
+            first = vectors[1 + len(top):] @ q
             self.seconds = time.process_time() - started
             self.last = [
                 {"path": r.path, "heading": r.best.heading, "score": r.score,
@@ -147,6 +146,55 @@ def score(kind: str, ranked: list[str], q: Any) -> dict[str, float]:
     return rt.locomo_scores(ranked[:10], q)
 
 
+def latency(args: argparse.Namespace) -> dict[str, Any]:
+    """Per-search wall and CPU ms on MDN in one warm process (vectors in memory): without
+    re-ranking, re-ranking passages never seen (a fresh cache each search), and re-ranking
+    passages seen before (the same search again), interleaved question by question; then one
+    CLI search as a person runs it (a fresh process each), --no-rerank and --rerank."""
+    import statistics
+    import subprocess
+
+    from vaultmem import rerank, search
+
+    vault, questions, _ = open_set("mdn", args)
+    vault.warm(background=False)
+    settings = rerank.Settings(depth=args.depth, tokens=args.tokens)
+    warm = rerank.Reranker(settings)
+    rerank.Reranker(settings).embed(["load the model"])  # loaded once, as a front-end would
+    for q in questions[:3]:
+        search.run(vault.conn, search.Query(q.text), vault.embedder,
+                   matrix=vault.index.current_matrix())
+    times: dict[str, list[tuple[float, float]]] = {"off": [], "cold": [], "warm": []}
+    for q in questions[: args.latency]:
+        for label in ("off", "cold", "warm"):
+            reranker = None if label == "off" else warm if label == "warm" else rerank.Reranker(
+                settings)
+            if label == "warm":
+                search.run(vault.conn, search.Query(q.text), vault.embedder,
+                           matrix=vault.index.current_matrix(), reranker=warm)
+            w, c = time.perf_counter(), time.process_time()
+            search.run(vault.conn, search.Query(q.text), vault.embedder,
+                       matrix=vault.index.current_matrix(), reranker=reranker)
+            times[label].append(
+                ((time.perf_counter() - w) * 1000, (time.process_time() - c) * 1000))
+    out: dict[str, Any] = {"loadavg": dv.loadavg(), "questions": args.latency}
+    for label, rows in times.items():
+        out[label] = {"wall_p50_ms": statistics.median(r[0] for r in rows),
+                      "cpu_p50_ms": statistics.median(r[1] for r in rows)}
+    cli: dict[str, list[float]] = {"--no-rerank": [], "--rerank": []}
+    exe = str(Path(sys.executable).with_name("vaultmem"))
+    for q in questions[:5]:
+        for flag in cli:
+            w = time.perf_counter()
+            subprocess.run([exe, "--vault", str(vault.root), "--index", str(vault.index_path),
+                            "search", q.text, flag], check=True, capture_output=True)
+            cli[flag].append(time.perf_counter() - w)
+    out["cli_wall_p50_s"] = {k: statistics.median(v) for k, v in cli.items()}
+    out["loadavg_after"] = dv.loadavg()
+    print(out)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--sets", default=",".join(DEVSETS + RETRIEVAL))
@@ -155,9 +203,17 @@ def main() -> None:
     ap.add_argument("--weights", default="0.25,0.5,0.75,1,1.5,2")
     ap.add_argument("--limit-queries", type=int)
     ap.add_argument("--mdn-dir", type=Path, default=DEFAULT_MDN_DIR)
+    ap.add_argument("--latency", type=int, metavar="N",
+                    help="time N MDN questions instead (run at normal priority)")
     args = ap.parse_args()
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    if args.latency:
+        res = latency(args)
+        write_json(f"rerank-latency-{args.tokens}.json", {
+            "machine": machine_info(), "code": snapshot_code(), "depth": args.depth,
+            "tokens": args.tokens, **res})
+        return
     code = snapshot_code()
     from vaultmem import rerank, search
 

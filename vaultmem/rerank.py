@@ -2,8 +2,9 @@
 
 The first stage (keywords, the vault's embedding model, the ranking signals) ranks every
 candidate note; this step reads the best few again. Each of the top `depth` notes is scored by
-how close its shown section (title, heading path and text, cut to `tokens` tokens) is in
-meaning to the query, by all-MiniLM-L6-v2 (vaultmem/encoder.py: packaged weights, no download).
+how close in meaning to the query its shown section or its note's first section is (the closer
+of the two; each read as title, heading path and plain text, cut to `tokens` tokens), by
+all-MiniLM-L6-v2 (vaultmem/encoder.py: packaged weights, no download).
 That similarity, scaled between the lowest and highest of those notes, is added to each note's
 score at `weight`, and `--explain` shows it as `rerank`. Notes below the depth keep their
 order after the re-ranked ones.
@@ -32,9 +33,10 @@ if TYPE_CHECKING:
 
 Array = NDArray[np.float32]
 
+# Measured on the MDN dev set, LoCoMo, SciFact and LongMemEval (docs/BENCHMARKS.md)
 DEPTH = 20  # notes read again
 WEIGHT = 0.5  # the similarity's share, beside a first-stage score whose best note is ~1-2
-TOKENS = 128  # a passage's words past this are not read
+TOKENS = 64  # a passage's words past this are not read
 CACHE_SIZE = 20_000  # passages' vectors kept per process (~30 MB at 384 floats)
 PASSAGE_CHARS = 2_000  # characters of a section read before tokenising (~4 per token)
 
@@ -124,18 +126,40 @@ class Reranker:
             return np.zeros((0, 0), np.float32)
         return np.stack(rows)
 
-    def similarities(self, conn: store.Connection, query: str, ranked: Sequence[Ranked]) -> Array:
-        """The query's cosine similarity to each hit's passage, in the order given."""
+    def passages(
+        self, conn: store.Connection, ranked: Sequence[Ranked]
+    ) -> tuple[list[str], list[str | None]]:
+        """Each hit's shown section, and its note's first section where that is another one
+        (a page's opening says what the whole page is about)."""
         from vaultmem import store
 
-        if not ranked:
-            return np.zeros(0, np.float32)
-        bodies = store.chunk_bodies(conn, [r.best.chunk_id for r in ranked])
-        texts = [
+        firsts = store.first_chunks(conn, [r.path for r in ranked])
+        ids = {r.best.chunk_id for r in ranked} | {c.id for c in firsts.values()}
+        bodies = store.chunk_bodies(conn, sorted(ids))
+        best = [
             passage(r.best.title, r.best.heading, bodies.get(r.best.chunk_id, "")) for r in ranked
         ]
-        vectors = self.embed([query, *texts])
-        sims: Array = vectors[1:] @ vectors[0]
+        first: list[str | None] = []
+        for r in ranked:
+            c = firsts.get(r.path)
+            if c is None or c.id == r.best.chunk_id:
+                first.append(None)
+            else:
+                first.append(passage(c.title, c.heading, bodies.get(c.id, "")))
+        return best, first
+
+    def similarities(self, conn: store.Connection, query: str, ranked: Sequence[Ranked]) -> Array:
+        """Each hit's similarity to the query: the closer of its two passages (`passages`)."""
+        if not ranked:
+            return np.zeros(0, np.float32)
+        best, first = self.passages(conn, ranked)
+        extra = [t for t in first if t is not None]
+        vectors = self.embed([query, *best, *extra])
+        sims: Array = vectors[1 : 1 + len(best)] @ vectors[0]
+        more = iter((vectors[1 + len(best) :] @ vectors[0]).tolist())
+        for i, text in enumerate(first):
+            if text is not None:
+                sims[i] = max(float(sims[i]), next(more))
         return sims
 
     def __call__(
