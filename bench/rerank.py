@@ -11,10 +11,11 @@ cosine similarity to the question of (a) the shown section's passage (vaultmem.r
 title, heading path, plain text, cut to --tokens tokens) and (b) the note's first section's
 passage (vaultmem.rerank.Reranker.passages); it changes nothing. vaultmem.rerank.fuse is then
 applied to those lists for each weight and each passage choice (best section, first section,
-the higher of the two: what vaultmem does), beside the first stage itself (weight 0: the baseline, the same run). The scores are the dev sets'
-(bench/devset.py: success@1/@3/@10, MRR@10) and bench/retrieval.py's (LoCoMo and LongMemEval
-session recall@5/@10 and MRR; SciFact nDCG@10), over the same vaults and indexes those scripts
-build ($VAULTMEM_BENCH_TMP/devset, $VAULTMEM_BENCH_TMP/retrieval).
+the higher of the two: what vaultmem does), beside the first stage itself (weight 0: the
+baseline, the same run). The scores are the dev sets' (bench/devset.py: success@1/@3/@10,
+MRR@10) and bench/retrieval.py's (LoCoMo and LongMemEval session recall@5/@10 and MRR; SciFact
+nDCG@10), over the same vaults and indexes those scripts build ($VAULTMEM_BENCH_TMP/devset,
+$VAULTMEM_BENCH_TMP/retrieval).
 
 The passages' vectors are kept in $VAULTMEM_BENCH_TMP/rerank-cache-<tokens>.npz, so a rerun
 embeds only passages it has not seen. Writes bench/results/rerank-<tokens>.json (every
