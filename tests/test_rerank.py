@@ -4,6 +4,7 @@ vector cache, the one hook in search, and how a vault chooses whether to re-rank
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -274,17 +275,30 @@ def test_config_rerank_refuses_other_values(tmp_path: Path, bad: str) -> None:
         load_config(tmp_path)
 
 
-def test_cli_rerank_flags(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_rerank_reorders_and_explains(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
     vault = make_vault(NOTES)
     vault.reindex()
-    monkeypatch.setattr(encoder, "find_minilm", lambda: None)
+    monkeypatch.setattr(encoder, "find_minilm", lambda: object())
+    model = WordModel()
+    monkeypatch.setattr(rerank, "_default_model", lambda: model)
     runner = CliRunner()
-    args = ["--vault", str(vault.root), "search", "every second", "--json"]
-    asked = runner.invoke(cli, [*args, "--rerank"])
-    assert asked.exit_code == 0, asked.output
-    assert "re-ranking skipped" in asked.stderr
-    off = runner.invoke(cli, [*args, "--no-rerank"])
-    assert off.exit_code == 0 and "re-ranking" not in off.stderr
+    args = ["--vault", str(vault.root), "search", "calls every second", "--json", "--explain"]
+
+    def signals(*flags: str) -> list[dict[str, float]]:
+        result = runner.invoke(cli, [*args, *flags])
+        assert result.exit_code == 0, result.output
+        return [hit["explain"] for hit in json.loads(result.stdout)["results"]]
+
+    assert all("rerank" in s for s in signals("--rerank"))
+    assert model.embedded  # the model read the hits
+    assert all("rerank" not in s for s in signals("--no-rerank"))
+    assert all("rerank" not in s for s in signals())  # off by default
+    monkeypatch.setattr(encoder, "find_minilm", lambda: None)
+    missing = runner.invoke(cli, [*args, "--rerank"])
+    assert missing.exit_code == 0, missing.output
+    assert "note: re-ranking skipped" in missing.stderr and "pip install" in missing.stderr
 
 
 @pytest.mark.skipif(
