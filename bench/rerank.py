@@ -4,15 +4,16 @@ r"""Re-ranking the top hits with all-MiniLM-L6-v2 (vaultmem/rerank.py): what it 
                                      [--depth 30] [--tokens 128] [--weights 0.25,0.5,1]
                                      [--limit-queries N] [--mdn-dir DIR]
 
-Every question runs once through the real search path (vaultmem.search.run, hybrid, the
-vault's default model, its vectors in memory) with a recording re-ranker at depth D: it keeps
-the first stage's top D notes (their scores and shown sections) and, for each, all-MiniLM-L6-v2's
-cosine similarity to the question of (a) the shown section's passage (vaultmem.rerank.passage:
-title, heading path, plain text, cut to --tokens tokens) and (b) the note's first section's
-passage (vaultmem.rerank.Reranker.passages); it changes nothing. vaultmem.rerank.fuse is then
-applied to those lists for each weight and each passage choice (best section, first section,
-the higher of the two: what vaultmem does), beside the first stage itself (weight 0: the
-baseline, the same run). The scores are the dev sets' (bench/devset.py: success@1/@3/@10,
+Every question runs once through the real search path (vaultmem.search.run, hybrid, the vault's
+default model, its vectors in memory) with a recording re-ranker at depth D: it keeps the first
+stage's top D notes (their scores and shown sections) and, for each, all-MiniLM-L6-v2's cosine
+similarity to the question of (a) the shown section's passage (vaultmem.rerank.passage: title,
+heading path, plain text, cut to --tokens tokens) and (b) the note's first section's passage
+(vaultmem.rerank.Reranker.passages) and (c) the words around the match (the section's FTS5 snippet,
+else its start; "snip"); it changes nothing. vaultmem.rerank.fuse is then applied to those lists
+for each weight and each passage choice (best section, first section, the higher of the two: what
+vaultmem does; snip, and the higher of snip and first), beside the first stage itself (weight 0:
+the baseline, the same run). The scores are the dev sets' (bench/devset.py: success@1/@3/@10,
 MRR@10) and bench/retrieval.py's (LoCoMo and LongMemEval session recall@5/@10 and MRR; SciFact
 nDCG@10), over the same vaults and indexes those scripts build ($VAULTMEM_BENCH_TMP/devset,
 $VAULTMEM_BENCH_TMP/retrieval).
@@ -89,11 +90,23 @@ def recorder(settings: Any, cache: DiskCache) -> Any:
             q = vectors[0]
             best = vectors[1 : 1 + len(top)] @ q
             first = vectors[1 + len(top):] @ q
+            # (c) the words around the match: the shown snippet, where the section has one
+            from vaultmem import search as vsearch
+            from vaultmem import store
+
+            matches = vsearch.fts_queries(query)
+            shown = store.snippets(conn, matches[-1], [r.best.chunk_id for r in top]) if (
+                matches and top) else {}
+            snips = [rerank.passage(r.best.title, r.best.heading,
+                                    vsearch.plain(shown[r.best.chunk_id]))
+                     if shown.get(r.best.chunk_id) else b for r, b in zip(top, best_texts,
+                                                                           strict=True)]
+            snip = self.embed(snips) @ q if top else best
             self.seconds = time.process_time() - started
             self.last = [
-                {"path": r.path, "heading": r.best.heading, "score": r.score,
-                 "best": float(b), "first": float(f)}
-                for r, b, f in zip(top, best, first, strict=True)
+                {"path": r.path, "score": round(r.score, 5), "best": round(float(b), 5),
+                 "first": round(float(f), 5), "snip": round(float(n), 5)}
+                for r, b, f, n in zip(top, best, first, snip, strict=True)
             ]
             return list(ranked)
 
@@ -103,8 +116,8 @@ def recorder(settings: Any, cache: DiskCache) -> Any:
 def fused(rows: Sequence[dict[str, Any]], weight: float, which: str) -> list[str]:
     if weight == 0 or len(rows) < 2:
         return [r["path"] for r in rows]
-    sims = np.array([
-        max(r["best"], r["first"]) if which == "max" else r[which] for r in rows], np.float32)
+    pick = {"max": ("best", "first"), "snipmax": ("snip", "first")}.get(which, (which,))
+    sims = np.array([max(r[k] for k in pick) for r in rows], np.float32)
     low, high = float(sims.min()), float(sims.max())
     span = high - low
     scored = [(r["score"] + (weight * (s - low) / span if span > 1e-9 else 0.0), i)
@@ -249,7 +262,8 @@ def main() -> None:
             rows = [score(kind, bm25(q.text), q) for q in questions]
             table["BM25 (whole notes)"] = {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
         variants = [("first stage", 0.0, "best")] + [
-            (f"{which} w={w}", w, which) for which in ("best", "first", "max") for w in weights]
+            (f"{which} w={w}", w, which)
+            for which in ("best", "first", "max", "snip", "snipmax") for w in weights]
         for label, w, which in variants:
             rows = [score(kind, fused(p["top"], w, which), q)
                     for p, q in zip(per, questions, strict=True)]
