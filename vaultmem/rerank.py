@@ -85,9 +85,8 @@ def passage(title: str, heading: str, body: str) -> str:
 
 
 class Reranker:
-    """Scores the top hits by all-MiniLM-L6-v2's similarity to the query and re-orders them."""
-
-    name = "minilm"
+    """Scores the top hits by all-MiniLM-L6-v2's similarity to the query and re-orders them.
+    `model` stands in for the packaged MiniLM (tests); `cache` keeps passages' vectors."""
 
     def __init__(
         self,
@@ -101,22 +100,16 @@ class Reranker:
             cache if cache is not None else VectorCache()
         )
 
-    def available(self) -> bool:
-        from vaultmem.encoder import find_minilm
-
-        return find_minilm() is not None
-
     def embed(self, texts: Sequence[str]) -> Array:
         """Unit vectors for texts, each cut to the settings' tokens; cached by text."""
         keys = [_key(t, self.settings.tokens) for t in texts]
         out: list[Array | None] = [self.cache.get(k) for k in keys]
-        todo = sorted({i for i, v in enumerate(out) if v is None}, key=lambda i: keys[i])
         fresh: dict[str, Array] = {}
-        wanted = list(dict.fromkeys(keys[i] for i in todo))
+        wanted = list(dict.fromkeys(k for k, v in zip(keys, out, strict=True) if v is None))
         if wanted:
-            first = {keys[i]: texts[i] for i in todo}
+            text_of = dict(zip(keys, texts, strict=True))
             vectors = (self._model or _default_model)().embed(
-                [first[k] for k in wanted], max_tokens=self.settings.tokens
+                [text_of[k] for k in wanted], max_tokens=self.settings.tokens
             )
             for k, v in zip(wanted, _unit(vectors), strict=True):
                 fresh[k] = v
