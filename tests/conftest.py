@@ -51,3 +51,6 @@ def sample_vault(tmp_path: Path) -> Vault:
 def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests embed with the deterministic fake unless they ask for a real model."""
     monkeypatch.setenv("VAULTMEM_EMBEDDER", "fake")
+    # and without re-ranking, whatever a developer's environment says (tests/test_rerank.py
+    # turns it on)
+    monkeypatch.setenv("VAULTMEM_RERANK", "off")

@@ -56,6 +56,7 @@ PROVEN: dict[tuple[str, str], str] = {
     ("search", "--path"): "test_search_path_keeps_notes_under_the_prefix",
     ("search", "--since"): "test_search_since_keeps_notes_on_or_after_the_day",
     ("search", "--hyde"): "test_search_hyde_embeds_the_text_models_passage",
+    ("search", "--rerank"): "test_cli_rerank_reorders_and_explains",
     ("search", "--explain"): "test_search_explain_shows_each_signal",
     ("search", "--json"): "test_reindex_search_show_backlinks_stats",
     ("search", "--format"): "test_search_format_text_json_openclaw",

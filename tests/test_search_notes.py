@@ -3,6 +3,8 @@ and count in hybrid search; the whole-note index follows edits and deletions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from tests.conftest import MakeVault
@@ -200,22 +202,26 @@ def test_notes_the_query_names_join_the_candidates_when_asked(
 
 def test_a_rerank_step_orders_the_first_stages_best_notes(make_vault: MakeVault) -> None:
     from vaultmem import search
+    from vaultmem.rerank import Reranker
 
     vault = make_vault(NOTES)
     vault.reindex()
     seen: list[tuple[str, list[str]]] = []
 
-    def backwards(
-        conn: store.Connection, text: str, ranked: list[search.ranking.Ranked]
-    ) -> list[search.ranking.Ranked]:
-        seen.append((text, [r.path for r in ranked]))
-        return ranked[::-1]
+    class Backwards(Reranker):
+        def __call__(
+            self, conn: store.Connection, query: str, ranked: Sequence[search.ranking.Ranked]
+        ) -> list[search.ranking.Ranked]:
+            seen.append((query, [r.path for r in ranked]))
+            return list(ranked)[::-1]
 
+    backwards = Backwards()
     query = search.Query("sheets style", limit=2)
     plain = search.run(vault.conn, search.Query("sheets style", limit=50), vault.embedder)
-    reranked = search.run(vault.conn, query, vault.embedder, rerank=backwards)
+    reranked = search.run(vault.conn, query, vault.embedder, reranker=backwards)
     ((text, handed),) = seen
     assert text == "sheets style"
-    assert handed == [h.path for h in plain.hits][: search.RERANK_DEPTH]  # the first stage
+    depth = backwards.settings.depth
+    assert handed == [h.path for h in plain.hits][:depth]  # the first stage
     assert [h.path for h in reranked.hits] == handed[::-1][:2]
     assert reranked.hits[0].snippet  # hits are made after the rerank: snippets for its order

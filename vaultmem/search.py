@@ -17,6 +17,7 @@ from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, Vault
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
     from vaultmem.llm import LLM
+    from vaultmem.rerank import Reranker
     from vaultmem.vectors import VectorMatrix
 
 Mode = Literal["hybrid", "keyword", "semantic"]
@@ -274,26 +275,18 @@ def common_words(
     return frozenset(w for w in words if counts[w] > COMMON_SHARE * total)
 
 
-# A second stage over the first stage's best notes (a cross-encoder, say): given the index,
-# the query's text and the RERANK_DEPTH best notes in order (each with the section to show),
-# it returns them (or some of them) in its own order; the first `limit` are the hits.
-Rerank = Callable[[store.Connection, str, list[ranking.Ranked]], list[ranking.Ranked]]
-RERANK_DEPTH = 30
-
-
 def run(
     conn: store.Connection,
     q: Query,
     embedder: Callable[[], Embedder] | None,
     llm: Callable[[], LLM | None] | None = None,
     matrix: VectorMatrix | None = None,
-    rerank: Rerank | None = None,
+    reranker: Reranker | None = None,
 ) -> SearchResult:
     """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them.
     `matrix`, an in-memory copy of the index's vectors, answers nearest-section queries in
-    place of sqlite-vec when it is up to date. `rerank`, when given, orders the first
-    stage's best RERANK_DEPTH notes (not in keyword mode's fast path, which has no stage
-    to hand over)."""
+    place of sqlite-vec when it is up to date. `reranker` (hybrid and semantic modes) reads
+    the best few notes again with a stronger meaning model (vaultmem/rerank.py)."""
     if q.limit < 1:
         raise UsageError("--limit must be at least 1")
     if q.mode not in MODES:
@@ -449,6 +442,8 @@ def run(
         allowed &= only
     allowed -= hidden
     kept = [c for c in candidates.values() if c.path in allowed]
+    if mode == "keyword":
+        reranker = None
     ranked = ranking.rank(
         kept,
         facts,
@@ -456,11 +451,15 @@ def run(
         weights,
         route=when,
         now=now,
-        limit=max(q.limit, RERANK_DEPTH) if rerank is not None else q.limit,
+        limit=max(q.limit, reranker.settings.depth) if reranker else q.limit,
         note_scores=note_scores,
     )
-    if rerank is not None:
-        ranked = rerank(conn, text, ranked)[: q.limit]
+    if reranker is not None:
+        try:
+            ranked = reranker(conn, text, ranked)
+        except VaultmemError as exc:  # the model package is gone or damaged
+            notices.append(f"{exc}; not re-ranked")
+        ranked = ranked[: q.limit]
     return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
 
 

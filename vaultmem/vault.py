@@ -9,6 +9,7 @@ result types front-ends render are importable from here.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import inspect
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
     from vaultmem.embed import Embedder
     from vaultmem.gaps import GapsReport
     from vaultmem.llm import LLM
+    from vaultmem.rerank import Reranker
 
 __all__ = [
     "HIGHLIGHT_END",
@@ -157,6 +159,17 @@ def _front_doors(cls: type[_T]) -> type[_T]:
     return cls
 
 
+# $VAULTMEM_RERANK, between --rerank/--no-rerank and the config's `rerank`
+_RERANK_ENV: dict[str, bool | None] = {
+    "1": True,
+    "on": True,
+    "true": True,
+    "0": False,
+    "off": False,
+    "false": False,
+}
+
+
 @_front_doors
 class Vault:
     """One vault and its index; every front-end goes through this."""
@@ -175,6 +188,8 @@ class Vault:
         self.llm_spec: str | None = None
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
+        self.rerank_choice: bool | None = None  # set by front-ends from --rerank/--no-rerank
+        self._reranker: Reranker | None = None
         # the services, each holding its own caches
         self.index = Index(root, self.index_path, self.config)
         self.notes = Notes(root, self.index)
@@ -242,6 +257,30 @@ class Vault:
                 self._embedder = make_embedder(self.embedder_spec or self.config.embedder)
             return self._embedder
 
+    def reranker(self, wanted: bool | None = None) -> tuple[Reranker | None, str | None]:
+        """The re-ranking step for a search, and a notice when it was asked for but cannot
+        run. `wanted` (a search's own choice), else --rerank/--no-rerank, else
+        $VAULTMEM_RERANK (on/off), else the config's `rerank` (off by default: it costs ~1.4 s
+        of CPU a search, docs/BENCHMARKS.md)."""
+        if wanted is None:
+            wanted = self.rerank_choice
+        if wanted is None:
+            wanted = _RERANK_ENV.get(os.environ.get("VAULTMEM_RERANK", "").strip().lower())
+        if wanted is None:
+            wanted = self.config.rerank
+        if not wanted:
+            return None, None
+        with self._embedder_lock:
+            if self._reranker is None:
+                from vaultmem.encoder import INSTALL_HINT, find_minilm
+
+                if find_minilm() is None:
+                    return None, f"re-ranking skipped: {INSTALL_HINT}"
+                from vaultmem.rerank import Reranker
+
+                self._reranker = Reranker()
+            return self._reranker, None
+
     def llm(self) -> LLM | None:
         """The text model for HyDE (--llm, $VAULTMEM_LLM, config), or None."""
         from vaultmem.llm import make_llm
@@ -262,15 +301,21 @@ class Vault:
         now: dt.datetime | None = None,
         mtime: bool = False,
         personas: bool = False,
+        rerank: bool | None = None,
     ) -> SearchResult:
         """Hybrid search by default (keywords and meaning fused), best section per note.
 
         `since` keeps the notes dated on or after a day (their `date` property, or a date in
         their path); with `mtime`, the files modified on or after it. Persona notes are left
-        out unless `personas`."""
+        out unless `personas`. `rerank`: read the best hits again with all-MiniLM-L6-v2
+        (None: as configured, see `reranker`)."""
         q = Query(query, limit, mode, Filters(tag, path, since, mtime, personas), hyde, now)
         matrix = self.index.current_matrix()
-        return search_run(self.conn, q, self.embedder, self.llm, matrix)
+        reranker, notice = self.reranker(rerank) if mode != "keyword" else (None, None)
+        result = search_run(self.conn, q, self.embedder, self.llm, matrix, reranker)
+        if notice:
+            result = dataclasses.replace(result, notices=(*result.notices, notice))
+        return result
 
     # ---- reading notes
 

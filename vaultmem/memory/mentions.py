@@ -152,7 +152,10 @@ class NameIndex:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> NameIndex:
         """An index written by `to_json` (KeyError, TypeError or ValueError if it is not)."""
-        entries = [_Entry(k, p, n, tuple(w), tuple(t)) for k, p, n, w, t in data["entries"]]
+        entries = [
+            _Entry(k, p, n, tuple(w), tuple(t), phrase, tuple(s))
+            for k, p, n, w, t, phrase, s in data["entries"]
+        ]
         index = cls(())
         index._by_word = {w: [entries[i] for i in found] for w, found in data["by_word"].items()}
         index._names = {path: tuple(names) for path, names in data["names"].items()}
