@@ -125,6 +125,7 @@ PROVEN: dict[tuple[str, str], str] = {
     ("mcp", "--allow-host"): "test_mcp_allow_host_lets_that_host_in",
     ("search", "--mtime"): "test_on_a_fresh_copy_undated_notes_do_not_pass_since",
     ("search", "--personas"): "test_the_cli_leaves_personas_out_unless_asked",
+    ("search", "--include-expired"): "test_the_cli_leaves_expired_notes_out_unless_asked",
     ("related", "--limit"): "test_cli_related",
     ("related", "--json"): "test_cli_related",
     ("trash", "--json"): "test_trash_moves_the_note_and_the_index_forgets_it",

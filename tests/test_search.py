@@ -40,7 +40,9 @@ def test_hybrid_is_the_default_and_explains_itself(vault: Vault) -> None:
     assert result.mode == "hybrid" and result.notices == ()
     paths = [h.path for h in result.hits]
     assert paths[0] in ("heating.md", "work/plan.md")
-    assert paths.index("old.md") > paths.index("heating.md")  # expired: pushed down
+    assert "old.md" not in paths  # past its decay tier's lifetime: out of default search
+    every = [h.path for h in vault.search("heat pump", now=NOW, include_expired=True).hits]
+    assert every.index("old.md") > every.index("heating.md")  # asked for: there, pushed down
     signals = dict(result.hits[0].explain)
     assert signals["keyword"] > 0 and "vector" in signals
 
@@ -210,6 +212,7 @@ def filtered(make_vault: MakeVault) -> Vault:
 
 
 def _found(vault: Vault, **filters: Any) -> set[str]:
+    filters.setdefault("include_expired", True)  # home/e and home/f have expired by NOW
     return {h.path for h in vault.search("quince", mode="keyword", now=NOW, **filters).hits}
 
 
@@ -251,17 +254,32 @@ def test_the_since_filter_by_property_then_path_then_modification_time(filtered:
 
 
 def test_a_note_expires_at_the_end_of_its_lifetime(filtered: Vault) -> None:
-    def expired(now: dt.datetime) -> bool:
-        (hit,) = filtered.search("quince seven", path="home/e", now=now).hits
+    def expired(note: str, words: str, now: dt.datetime) -> bool:
+        (hit,) = filtered.search(words, path=note, now=now, include_expired=True).hits
         return "expired" in dict(hit.explain)
 
-    def expired_f(now: dt.datetime) -> bool:  # no date: its lifetime starts at its mtime
-        (hit,) = filtered.search("quince eight", path="home/f", now=now).hits
-        return "expired" in dict(hit.explain)
+    def hidden(note: str, words: str, now: dt.datetime) -> bool:
+        for mode in ("hybrid", "keyword"):  # keyword mode's fast path too
+            found = filtered.search(words, path=note, now=now, mode=mode).hits
+            if note + ".md" in {h.path for h in found}:
+                return False
+        return True
 
-    for check in (expired, expired_f):
-        assert check(dt.datetime(2026, 3, 2, tzinfo=dt.UTC))  # a session lasts one day
-        assert not check(dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC))
+    # home/e is dated; home/f has no date: its lifetime starts at its mtime
+    for note, words in (("home/e", "quince seven"), ("home/f", "quince eight")):
+        for check in (expired, hidden):
+            assert check(note, words, dt.datetime(2026, 3, 2, tzinfo=dt.UTC))  # a session: 1 day
+            assert not check(note, words, dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC))
+
+
+def test_default_search_leaves_expired_notes_out_until_asked(filtered: Vault) -> None:
+    """Issue 11 §6: notes past their decay tier's lifetime leave default search, in every mode
+    (keyword mode's fast path included); `include_expired` brings them back."""
+    for mode in ("hybrid", "keyword", "semantic"):
+        shown = {h.path for h in filtered.search("quince", mode=mode, now=NOW, limit=20).hits}
+        assert not shown & {"home/e.md", "home/f.md"}, mode
+        every = filtered.search("quince", mode=mode, now=NOW, limit=20, include_expired=True)
+        assert {"home/e.md", "home/f.md"} <= {h.path for h in every.hits}, mode
 
 
 def test_links_among_the_hits_count_both_ways(filtered: Vault) -> None:
@@ -271,7 +289,7 @@ def test_links_among_the_hits_count_both_ways(filtered: Vault) -> None:
 
 
 def test_the_date_property_and_the_modification_time_reach_the_ranking(filtered: Vault) -> None:
-    dated = filtered.search("quince 2026-03-01", mode="keyword", now=NOW).hits
+    dated = filtered.search("quince 2026-03-01", mode="keyword", now=NOW, include_expired=True).hits
     assert {h.path for h in dated if "date" in dict(h.explain)} == {
         "work/b.md", "daily/2026-03-09.md", "home/e.md",  # by property, not by path
     }  # fmt: skip

@@ -117,8 +117,8 @@ async def test_stdio_subprocess_builds_the_index_and_answers(tmp_path: Path) -> 
             assert not found.is_error
             assert found.structured_content is not None
             assert [r["path"] for r in found.structured_content["results"]] == [
-                "work/Scratch - tariff sync debugging.md",
-                "episodes/2026-11-26 Tariff sync outage.md",
+                "episodes/2026-11-26 Tariff sync outage.md",  # the expired scratch note: out
+                "work/Meeting notes.md",
             ]
             missing = await client.call_tool("read_note", {"ref": "../../etc/passwd"})
             assert missing.is_error and "root:" not in _text(missing)

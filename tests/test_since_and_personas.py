@@ -121,6 +121,16 @@ def test_the_cli_leaves_personas_out_unless_asked(fresh_copy: Path) -> None:
         assert "personas/health-coach.md" in asked, mode
 
 
+def test_the_cli_leaves_expired_notes_out_unless_asked(fresh_copy: Path) -> None:
+    """Issue 11 §6: the scratch note (`decay: session`, dated 2026-11-26) has expired."""
+    scratch = "work/Scratch - tariff sync debugging.md"
+    for mode in ("keyword", "hybrid"):
+        plain = cli_paths(fresh_copy, "tariff sync debugging", "--mode", mode)
+        assert plain and scratch not in plain, mode
+        asked = cli_paths(fresh_copy, "tariff sync debugging", "--mode", mode, "--include-expired")
+        assert scratch in asked, mode
+
+
 # --------------------------------------------------------------------------- personas
 
 

@@ -18,7 +18,6 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from vaultmem import store
-from vaultmem.decay import expires_at
 from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
 from vaultmem.memory import episodes as ep
 from vaultmem.memory import facts as fc
@@ -29,6 +28,7 @@ from vaultmem.memory import salience as sl
 from vaultmem.memory.mentions import EntityName, NameIndex, fold
 from vaultmem.memory.values import check_key
 from vaultmem.memory_writes import MemoryWriter, PlannedWrite, Written, apply_edits
+from vaultmem.search import expired_paths
 
 __all__ = ["EntityFacts", "GateResult", "Memory", "PlannedWrite", "Written", "apply_edits"]
 
@@ -308,7 +308,9 @@ class Memory:
         """Search hits as recall takes them: expired notes left out, each with its day and
         whether it is an episode (hybrid for recall; keywords for the gate, which needs only
         the best hit's strength and must stay fast)."""
-        found = self._vault.search(query, limit=limit + len(skip), mode=mode, now=now)
+        found = self._vault.search(
+            query, limit=limit + len(skip), mode=mode, now=now, include_expired=True
+        )
         hits = [h for h in found.hits if h.path not in skip][:limit]
         if not hits:
             return []
@@ -431,14 +433,7 @@ class Memory:
 
     def expired(self, now: dt.datetime) -> list[tuple[str, sl.Expiry]]:
         """Notes past their decay tier's lifetime at `now`, longest expired first."""
-        rows = store.decaying_notes(self._conn)
-        return sl.expired(
-            [
-                (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC))
-                for r in rows
-            ],
-            now,
-        )
+        return sl.expired(_file_times(store.decaying_notes(self._conn)), now)
 
     def prune(self, now: dt.datetime) -> list[Trashed]:
         """Move every expired note to `.trash/` (restorable: `vault.restore`). A note that
@@ -451,15 +446,7 @@ class Memory:
 
     def expired_paths(self, now: dt.datetime) -> set[str]:
         """Notes past their decay tier's lifetime at `now` (they leave recall and personas)."""
-        out = set()
-        # the notes with a `decay:` tier are few, but finding them reads every front matter
-        rows = self._cached("decaying", lambda: store.decaying_notes(self._conn))
-        for row in rows:
-            modified = dt.datetime.fromtimestamp(row.mtime_ns / 1e9, dt.UTC)
-            found = expires_at(row.frontmatter, modified)
-            if found is not None and found[1] is not None and found[1] <= _aware(now):
-                out.add(row.path)
-        return out
+        return set(expired_paths(self._conn, _aware(now)))
 
     # ---- writes: planned by `writer` against the note as read, applied by `vault.apply`
     # (capture, issue 12, calls these)
@@ -541,3 +528,12 @@ def _day(text: str | None) -> dt.date | None:
 
 def _aware(when: dt.datetime) -> dt.datetime:
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _file_times(
+    rows: Sequence[store.DecayingNote],
+) -> list[tuple[str, dict[str, object], dt.datetime]]:
+    """Decaying notes as the salience rules take them: path, front matter, file time."""
+    return [
+        (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC)) for r in rows
+    ]

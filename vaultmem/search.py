@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from vaultmem import decay, query, ranking, store
 from vaultmem.dates import DateRoute, note_day, route
 from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, VaultmemError
+from vaultmem.memory.salience import expired
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -147,6 +148,7 @@ class Filters:
     since: dt.date | None = None  # notes dated on or after (see dates.note_day)
     mtime: bool = False  # `since` compares the files' modification times instead
     personas: bool = False  # persona notes (type: persona) are left out unless asked for
+    expired: bool = False  # notes past their decay tier's lifetime: left out unless asked for
 
     def active(self) -> bool:
         return bool(self.tag or self.path or self.since)
@@ -275,6 +277,27 @@ def common_words(
     return frozenset(w for w in words if counts[w] > COMMON_SHARE * total)
 
 
+_DECAYING: dict[tuple[str, int], Sequence[store.DecayingNote]] = {}
+
+
+def expired_paths(conn: store.Connection, now: dt.datetime) -> frozenset[str]:
+    """The notes past their decay tier's lifetime at `now` (issue 11 §6: they leave default
+    search). The notes with a `decay:` property are looked up once per index generation (a
+    scan of every front matter: ~20 ms on MDN's 14k pages)."""
+    key = (store.get_meta(conn, "created_at") or "", store.generation(conn))
+    rows = _DECAYING.get(key)
+    if rows is None:
+        if len(_DECAYING) > 8:  # indexes come and go in tests and front-ends: keep a few
+            _DECAYING.clear()
+        rows = _DECAYING[key] = store.decaying_notes(conn)
+    if not rows:
+        return frozenset()
+    times = [
+        (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC)) for r in rows
+    ]
+    return frozenset(path for path, _ in expired(times, now))
+
+
 def run(
     conn: store.Connection,
     q: Query,
@@ -316,6 +339,8 @@ def run(
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
     hidden = frozenset() if q.filters.personas else store.persona_paths(conn)
+    if not q.filters.expired:
+        hidden |= expired_paths(conn, now)
     fast = only is None and not q.filters.active() and when is None and q.weights is None
     if mode == "keyword" and fast:
         hits = _keyword_only(conn, text, q.limit, hidden)

@@ -302,14 +302,17 @@ class Vault:
         mtime: bool = False,
         personas: bool = False,
         rerank: bool | None = None,
+        include_expired: bool = False,
     ) -> SearchResult:
         """Hybrid search by default (keywords and meaning fused), best section per note.
 
         `since` keeps the notes dated on or after a day (their `date` property, or a date in
         their path); with `mtime`, the files modified on or after it. Persona notes are left
-        out unless `personas`. `rerank`: read the best hits again with all-MiniLM-L6-v2
+        out unless `personas`, and notes past their decay tier's lifetime unless
+        `include_expired`. `rerank`: read the best hits again with all-MiniLM-L6-v2
         (None: as configured, see `reranker`)."""
-        q = Query(query, limit, mode, Filters(tag, path, since, mtime, personas), hyde, now)
+        filters = Filters(tag, path, since, mtime, personas, include_expired)
+        q = Query(query, limit, mode, filters, hyde, now)
         matrix = self.index.current_matrix()
         reranker, notice = self.reranker(rerank) if mode != "keyword" else (None, None)
         result = search_run(self.conn, q, self.embedder, self.llm, matrix, reranker)

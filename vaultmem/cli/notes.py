@@ -82,6 +82,12 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
     is_flag=True,
     help="Also search persona notes (type: persona), which are left out by default.",
 )
+@click.option(
+    "--include-expired",
+    is_flag=True,
+    help="Also search notes past their decay tier's lifetime (`decay:` in their front "
+    "matter), which are left out by default.",
+)
 @click.option("--hyde", is_flag=True, help="Also search by a passage a text model (--llm) writes.")
 @click.option(
     "--rerank/--no-rerank",
@@ -114,6 +120,7 @@ def search(
     since_text: str | None,
     mtime: bool,
     personas: bool,
+    include_expired: bool,
     hyde: bool,
     rerank: bool | None,
     explain: bool,
@@ -168,6 +175,7 @@ def search(
                 mtime=mtime,
                 personas=personas,
                 rerank=rerank,
+                include_expired=include_expired,
             )
         except QueryError as exc:
             if query != "-":

@@ -82,6 +82,13 @@ def tools(runner: Runner) -> list[Tool]:
                 "persona_context loads a persona."
             ),
         ] = False,
+        include_expired: Annotated[
+            bool,
+            Field(
+                description="Also search notes past their decay tier's lifetime (`decay:` "
+                "in their front matter), left out by default."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, dialect.SearchOut]:
         """Search the vault's notes by words and meaning; one best-matching section per note.
 
@@ -91,7 +98,17 @@ def tools(runner: Runner) -> list[Tool]:
         (meaning search falls back to keywords when the model cannot run).
         """
         return await runner.answer(
-            _search, runner.vault, query, mode, limit, tag, path, since, mtime, personas
+            _search,
+            runner.vault,
+            query,
+            mode,
+            limit,
+            tag,
+            path,
+            since,
+            mtime,
+            personas,
+            include_expired,
         )
 
     return [make_tool(search, "search", "Search the vault")]
@@ -107,6 +124,7 @@ def _search(
     since: str | None,
     mtime: bool,
     personas: bool,
+    include_expired: bool,
 ) -> CallToolResult:
     day = None
     if since is not None:
@@ -124,5 +142,6 @@ def _search(
         since=day,
         mtime=mtime,
         personas=personas,
+        include_expired=include_expired,
     )
     return structured(dialect.search_result(result))
