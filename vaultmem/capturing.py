@@ -92,6 +92,9 @@ class Captures:
         self._vault = vault
         # this session's decisions, for undo: (path, bytes before, bytes after) per note
         self._journal: dict[str, tuple[tuple[str, bytes | None, bytes | None], ...]] = {}
+        # capture notes as last parsed, by path, with the file's stat at the time: listing
+        # the queue again (the review screen, on every return to it) re-reads only what changed
+        self._parsed: dict[str, tuple[tuple[int, int, int, int], CaptureNote | None]] = {}
 
     @property
     def settings(self) -> CaptureSettings:
@@ -327,7 +330,7 @@ class Captures:
                 continue
             if not include_processed and inside[0] == PROCESSED and len(inside) > 1:
                 continue
-            note = self.read(relative)
+            note = self._read_listed(file, relative)
             if note is not None:
                 out.append(note)
         return sorted(out, key=lambda n: (n.header.captured_at.isoformat(), n.path))
@@ -341,6 +344,21 @@ class Captures:
         except (VaultmemError, OSError):
             return None
         return _parse(source)
+
+    def _read_listed(self, file: Path, path: str) -> CaptureNote | None:
+        """`read(path)`, or its last result while the file's size, times and inode are the
+        same (an atomic write is a new inode; any write moves the change time)."""
+        try:
+            st = file.stat()
+        except OSError:
+            return None
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        note = self.read(path)
+        self._parsed[path] = (stamp, note)
+        return note
 
     def pending(self) -> list[CaptureNote]:
         """Capture notes with items still to decide."""

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Label
+from textual.widgets import Label
 
 from tests.tui.conftest import settle, type_text, wait_until
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.review import Ask, ReviewScreen
 from vaultmem.tui.widgets.diff_view import DiffView
+from vaultmem.tui.widgets.row_table import RowTable
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
@@ -44,12 +45,12 @@ async def open_review(pilot: Pilot[None]) -> ReviewScreen:
 
 
 def table_ids(screen: ReviewScreen) -> list[str]:
-    table = screen.query_one("#review-table", DataTable)
+    table = screen.query_one("#review-table", RowTable)
     return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
 
 
 def select(screen: ReviewScreen, item_id: str) -> None:
-    table = screen.query_one("#review-table", DataTable)
+    table = screen.query_one("#review-table", RowTable)
     table.move_cursor(row=table_ids(screen).index(item_id))
 
 

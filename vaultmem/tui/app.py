@@ -29,6 +29,7 @@ from vaultmem.tui.screens.note import Landing, NoteScreen
 from vaultmem.tui.screens.path import PathScreen
 from vaultmem.tui.screens.review import ReviewScreen
 from vaultmem.tui.screens.search import SearchScreen
+from vaultmem.tui.stylesheet import Stylesheet
 from vaultmem.tui.widgets.index_status import IndexState
 from vaultmem.tui.widgets.reindex_bar import ReindexProgress
 from vaultmem.vault import Vault
@@ -85,6 +86,7 @@ class VaultmemApp(App[None]):
 
     def __init__(self, vault: Vault, live: bool = True) -> None:
         super().__init__()
+        self.stylesheet = Stylesheet(variables=self.get_css_variables())  # (no sources yet)
         self.vault = vault
         self.live = live  # tests that drive reindexing by hand turn the watcher off
         self.index_ok = False

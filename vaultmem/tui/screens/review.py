@@ -17,13 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from vaultmem.capture.note import CaptureNote, Item
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
 from vaultmem.tui.widgets.diff_view import DiffView
 from vaultmem.tui.widgets.key_bar import KeyBar
+from vaultmem.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from vaultmem.tui.app import VaultmemApp
@@ -161,14 +162,13 @@ class ReviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label("review: reading the inbox…", id="review-status")
-        table: DataTable[str] = DataTable(id="review-table", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield RowTable(id="review-table")
         yield Static("", id="review-detail")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.narrow = self.size.width < NARROW
-        self.query_one("#review-table", DataTable).add_columns(*self._columns())
+        self.query_one("#review-table", RowTable).set_columns(self._columns())
         self.reload()
 
     def _columns(self) -> tuple[str, ...]:
@@ -182,11 +182,8 @@ class ReviewScreen(Screen[None]):
         narrow = event.size.width < NARROW
         if narrow != self.narrow:
             self.narrow = narrow
-            table = self.query_one("#review-table", DataTable)
-            table.clear(columns=True)
-            table.add_columns(*self._columns())
-            if self.loaded:
-                self._show(self.notes)
+            self.query_one("#review-table", RowTable).set_columns(self._columns())
+            self._fill()
 
     def reload(self) -> None:
         self._load()
@@ -202,20 +199,20 @@ class ReviewScreen(Screen[None]):
         app.call_from_thread(self._show, notes)
 
     def _show(self, notes: list[CaptureNote]) -> None:
-        table = self.query_one("#review-table", DataTable)
-        keep = table.cursor_row
-        self.notes, self.rows = notes, rows_of(notes)
-        table.clear()
-        table.add_rows((narrow_cells if self.narrow else cells)(row) for row in self.rows)
-        if self.rows:
-            table.move_cursor(row=min(keep, len(self.rows) - 1))
+        if not (self.loaded and notes == self.notes):  # the same notes: the same rows
+            self.notes, self.rows = notes, rows_of(notes)
+            self._fill()
         self.query_one("#review-status", Label).update(status_line(notes))
         self._detail()
-        table.focus()
+        self.query_one("#review-table", RowTable).focus()
         self.loaded = True
 
-    @on(DataTable.RowHighlighted)
-    def _highlighted(self, _: DataTable.RowHighlighted) -> None:
+    def _fill(self) -> None:
+        table = self.query_one("#review-table", RowTable)
+        table.set_rows((narrow_cells if self.narrow else cells)(row) for row in self.rows)
+
+    @on(RowTable.RowHighlighted)
+    def _highlighted(self, _: RowTable.RowHighlighted) -> None:
         self._detail()
 
     def _detail(self) -> None:
@@ -231,7 +228,7 @@ class ReviewScreen(Screen[None]):
         self.query_one("#review-detail", Static).update(text)
 
     def current(self) -> Row | None:
-        table = self.query_one("#review-table", DataTable)
+        table = self.query_one("#review-table", RowTable)
         if not self.rows or not 0 <= table.cursor_row < len(self.rows):
             return None
         return self.rows[table.cursor_row]
