@@ -18,7 +18,7 @@ import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
@@ -393,25 +393,41 @@ class Captures:
         all_items: bool = False,
         min_confidence: float | None = None,
         today: dt.date | None = None,
+        seen: Mapping[str, Candidate] | None = None,
     ) -> list[Decision]:
         """Accept items by id (or every pending one, `all_items`), each written through the
-        memory layer, checked in its capture note with where it went."""
+        memory layer, checked in its capture note with where it went. An item in `seen` (what
+        a screen showed) that reads otherwise in its capture note now is refused."""
         day = today or dt.date.today()
         chosen = self._chosen(ids, all_items, min_confidence)
-        return [self._try(note_path, item_id, "accept", day) for note_path, item_id in chosen]
+        shown = seen or {}
+        return [
+            self._try(path, item_id, "accept", day, shown.get(item_id)) for path, item_id in chosen
+        ]
 
-    def reject(self, ids: Sequence[str], *, today: dt.date | None = None) -> list[Decision]:
+    def reject(
+        self,
+        ids: Sequence[str],
+        *,
+        today: dt.date | None = None,
+        seen: Mapping[str, Candidate] | None = None,
+    ) -> list[Decision]:
         """Reject items by id: each is struck in its capture note; nothing else changes."""
         day = today or dt.date.today()
         chosen = self._chosen(ids, False, None)
-        return [self._try(note_path, item_id, "reject", day) for note_path, item_id in chosen]
+        shown = seen or {}
+        return [
+            self._try(path, item_id, "reject", day, shown.get(item_id)) for path, item_id in chosen
+        ]
 
-    def _try(self, path: str, item_id: str, action: str, day: dt.date) -> Decision:
+    def _try(
+        self, path: str, item_id: str, action: str, day: dt.date, seen: Candidate | None = None
+    ) -> Decision:
         """One decision; a refusal (the item's target or its capture note changed, a value
         the memory layer will not write, a read-only note) is reported, and the next item
         is decided all the same."""
         try:
-            return self._decide(path, item_id, action, day)
+            return self._decide(path, item_id, action, day, seen)
         except (CaptureChanged, ChangedOnDisk, CannotEdit, Refused) as exc:
             return Decision(item_id, "refused", path, f"{path}: {item_id} not {action}ed: {exc}")
 
@@ -506,7 +522,9 @@ class Captures:
                 out.append((note.path, item.id))
         return out
 
-    def _decide(self, path: str, item_id: str, action: str, day: dt.date) -> Decision:
+    def _decide(
+        self, path: str, item_id: str, action: str, day: dt.date, seen: Candidate | None = None
+    ) -> Decision:
         with self._lock():
             note = self.read(path)
             item = note.item(item_id) if note else None
@@ -515,6 +533,12 @@ class Captures:
             if item.decided:
                 said = f"{path}: {item_id} was {item.status} already"
                 return Decision(item_id, "already-decided", path, said, item.went_to)
+            if seen is not None and item.candidate != seen:
+                c = item.candidate
+                raise CaptureChanged(
+                    f"{item_id} changed in its capture note since it was shown (it now reads"
+                    f" “{c.entity} {c.key}:: {c.value}”); nothing was written: look at it again"
+                )
             went_to: str | None = None
             touched: tuple[str, ...] = ()
             before = self._before(item) if action == "accept" else {}

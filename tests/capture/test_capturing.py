@@ -488,3 +488,18 @@ def test_undo_refuses_when_a_note_moved_on(vault: Vault) -> None:
     assert files(vault.root) == changed
     with pytest.raises(CaptureNotFound):
         vault.captures.undo("c-123456")
+
+
+def test_listing_again_parses_only_capture_notes_that_changed(vault: Vault) -> None:
+    result = capture(vault)
+    first = vault.captures.pending()[0]
+    assert vault.captures.pending()[0] is first  # the file did not change: not parsed again
+    path = vault.root / str(result.path)
+    before = path.stat()
+    path.write_text(path.read_text().replace("role:: CTO", "role:: CFO"))  # same size, in place
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # even with its old time
+    again = vault.captures.pending()[0]
+    assert again is not first
+    assert [i.candidate.value for i in again.items if i.candidate.key == "role"] == ["CFO"]
+    path.unlink()
+    assert vault.captures.pending() == []

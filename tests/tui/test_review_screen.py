@@ -177,3 +177,55 @@ async def test_an_empty_inbox_says_how_to_fill_it(app: VaultmemApp) -> None:
         assert "nothing to review" in str(screen.query_one("#review-status", Label).render())
         await pilot.press("a", "r", "u")  # nothing highlighted: nothing happens
         await settle(pilot)
+
+
+@pytest.mark.asyncio
+async def test_an_item_edited_on_disk_while_shown_is_not_accepted_unseen(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    note = vault_dir / "inbox/2026-12-01 call with Maya.md"
+    app = VaultmemApp(vault, live=False)  # no watcher: the screen still shows the old value
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        likes = item_id(screen, "fact", "likes")
+        select(screen, likes)
+        # half-edited in Obsidian meanwhile: the value changed, the next item cut off
+        text = note.read_text().replace("hiking in the Alps", "skiing")
+        note.write_text(text[: text.index("## Open loops")] + "## Open loops\n\n- [ ] [[Ma")
+        await pilot.press("a")
+        await wait_until(
+            pilot,
+            lambda: any(r.item.candidate.value == "skiing" for r in screen.rows),
+            "the queue read again",
+        )
+        assert "likes" not in (vault_dir / "Maya Chen.md").read_text()  # nothing written
+        assert "- [ ] [[Maya Chen]] likes:: skiing" in note.read_text()
+        assert screen.last is None  # nothing to undo
+        select(screen, likes)
+        await pilot.press("a")  # now the person has seen it
+        await wait_until(pilot, lambda: likes not in table_ids(screen), "accepted")
+        assert "- likes:: skiing" in (vault_dir / "Maya Chen.md").read_text()
+
+
+@pytest.mark.asyncio
+async def test_coming_back_shows_what_changed_on_disk_meanwhile(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    note = vault_dir / "inbox/2026-12-01 call with Maya.md"
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        before = list(screen.rows)
+        await pilot.press("f2")
+        await settle(pilot)
+        await open_review(pilot)
+        await settle(pilot)
+        assert screen.rows == before  # nothing changed: the same rows
+        await pilot.press("f2")
+        await settle(pilot)
+        note.write_text(note.read_text().replace("hiking in the Alps", "skiing"))
+        await open_review(pilot)
+        await wait_until(
+            pilot,
+            lambda: "likes:: skiing" in " ".join(" ".join(r) for r in
+                    screen.query_one("#review-table", RowTable).rows),
+            "the new value in the table",
+        )  # fmt: skip

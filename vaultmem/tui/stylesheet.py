@@ -10,8 +10,8 @@ once are reused until the variables change.
 from __future__ import annotations
 
 from textual.css.model import RuleSet
-from textual.css.stylesheet import CSSLocation
 from textual.css.stylesheet import Stylesheet as TextualStylesheet
+from textual.css.types import CSSLocation
 
 ParseKey = tuple[str, CSSLocation, bool, int, str]
 

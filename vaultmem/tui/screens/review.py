@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
+from vaultmem.capture.candidates import Candidate
 from vaultmem.capture.note import CaptureNote, Item
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
@@ -240,28 +241,29 @@ class ReviewScreen(Screen[None]):
         if row is None:
             return
         if any(f.kind == "contradicts" for f in row.item.flags):
-            self._preview(row.item.id)
+            self._preview(row)
         else:
-            self._decide("accept", row.item.id)
+            self._decide("accept", row.item.id, seen=row.item.candidate)
 
     @work(thread=True, exclusive=True, group="review-write")
-    def _preview(self, item_id: str) -> None:
+    def _preview(self, row: Row) -> None:
         app = self.vaultmem
         try:
-            diff = app.vault.captures.preview(item_id)
+            diff = app.vault.captures.preview(row.item.id)
         except VaultmemError as exc:
             app.call_from_thread(self.notify, str(exc), title="not accepted", severity="error")
             return
-        app.call_from_thread(self._confirm, item_id, diff)
+        app.call_from_thread(self._confirm, row, diff)
 
-    def _confirm(self, item_id: str, diff: str | None) -> None:
+    def _confirm(self, row: Row, diff: str | None) -> None:
+        item_id = row.item.id
         if not diff:
-            self._decide("accept", item_id)
+            self._decide("accept", item_id, seen=row.item.candidate)
             return
 
         def answered(apply: bool | None) -> None:
             if apply:
-                self._decide("accept", item_id)
+                self._decide("accept", item_id, seen=row.item.candidate)
             else:
                 self.notify("Nothing was written.", title="review")
 
@@ -270,7 +272,7 @@ class ReviewScreen(Screen[None]):
     def action_reject(self) -> None:
         row = self.current()
         if row is not None:
-            self._decide("reject", row.item.id)
+            self._decide("reject", row.item.id, seen=row.item.candidate)
 
     def action_edit(self) -> None:
         row = self.current()
@@ -307,15 +309,29 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="review-write")
     def _decide(
-        self, action: str, item_id: str | None, value: str | None = None, threshold: float = 1.0
+        self,
+        action: str,
+        item_id: str | None,
+        value: str | None = None,
+        threshold: float = 1.0,
+        seen: Candidate | None = None,
     ) -> None:
         app = self.vaultmem
         captures = app.vault.captures
+        shown = {item_id: seen} if item_id and seen else None
+        last: str | None = None
         try:
-            if action == "accept" and item_id:
-                messages = [d.message for d in captures.accept([item_id])]
-            elif action == "reject" and item_id:
-                messages = [d.message for d in captures.reject([item_id])]
+            if action in ("accept", "reject") and item_id:
+                decide = captures.accept if action == "accept" else captures.reject
+                decisions = decide([item_id], seen=shown)
+                messages = [d.message for d in decisions]
+                if any(d.status == "refused" for d in decisions):
+                    app.call_from_thread(
+                        self.notify, messages[0], title="nothing written", severity="warning"
+                    )
+                    app.call_from_thread(self.reload)
+                    return
+                last = item_id
             elif action == "edit" and item_id:
                 messages = [captures.edit(item_id, value=value).message]
             elif action == "accept-above":
@@ -327,7 +343,6 @@ class ReviewScreen(Screen[None]):
             app.call_from_thread(self.notify, str(exc), title="nothing written", severity="error")
             app.call_from_thread(self.reload)
             return
-        last = item_id if action in ("accept", "reject") else None
         app.call_from_thread(self._decided, messages, last)
 
     def _decided(self, messages: list[str], last: str | None) -> None:
