@@ -12,6 +12,7 @@ in Obsidian is what counts. docs/capture.md is the contract.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime as dt
 import fcntl
@@ -56,6 +57,9 @@ CaptureStatus = Literal["written", "dry-run", "already-captured", "nothing-to-ca
 DecisionStatus = Literal["accepted", "rejected", "edited", "already-decided", "undone", "refused"]
 PROCESSED = "processed"
 RETRIES = 3  # a capture note changed while a decision was written: read it again and redo
+UNDO_KEPT = 20  # decisions undo can take back, across sessions
+UNDO_MAX_BYTES = 8 * 1024 * 1024  # the notes' bytes the undo journal keeps at most
+Step = tuple[str, bytes | None, str | None]  # a note, its bytes before, its sha256 after
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,10 @@ class Captures:
 
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
-        # this session's decisions, for undo: (path, bytes before, bytes after) per note
-        self._journal: dict[str, tuple[tuple[str, bytes | None, bytes | None], ...]] = {}
+        # the decisions undo can take back, oldest first, as kept in `undo_path` (in memory
+        # alone when that file cannot be written): per note, its bytes before and a digest after
+        self._journal: dict[str, tuple[Step, ...]] = {}
+        self._journal_on_disk = True  # until writing it fails: then this process's copy counts
         # capture notes as last parsed, by path, with the file's stat at the time: listing
         # the queue again (the review screen, on every return to it) re-reads only what changed
         self._parsed: dict[str, tuple[tuple[int, int, int, int], CaptureNote | None]] = {}
@@ -544,7 +550,7 @@ class Captures:
             before = self._before(item) if action == "accept" else {}
             if action == "accept":
                 went_to, touched = self._write_memory(note, item, day)
-            steps = [(p, before.get(p), self._bytes(p)) for p in dict.fromkeys(touched)]
+            steps = [(p, before.get(p), self._digest(p)) for p in dict.fromkeys(touched)]
             capture_before = self._bytes(path)
             for attempt in range(RETRIES):
                 try:
@@ -554,26 +560,41 @@ class Captures:
                     if attempt == RETRIES - 1:
                         raise
             if final == path:
-                steps.append((path, capture_before, self._bytes(path)))
+                steps.append((path, capture_before, self._digest(path)))
             else:
-                steps += [(path, capture_before, None), (final, None, self._bytes(final))]
-            self._journal[item_id] = tuple(steps)
+                steps += [(path, capture_before, None), (final, None, self._digest(final))]
+            self._remember(item_id, tuple(steps))
             verb: DecisionStatus = "accepted" if action == "accept" else "rejected"
             where = f" → {went_to}" if went_to else ""
             return Decision(
                 item_id, verb, final, f"{path}: {item_id} {verb}{where}", went_to, touched
             )
 
-    def undo(self, item_id: str) -> Decision:
-        """Undo a decision made in this session, while every note it wrote still holds what
-        it wrote (else CaptureChanged, nothing changed): notes it changed get their bytes
-        back, notes it created go to the trash, a capture it moved comes back to the inbox."""
+    def last_decided(self) -> str | None:
+        """The item of the latest decision undo can take back (from any session)."""
         with self._lock():
-            steps = self._journal.get(item_id)
+            journal = self._load_journal()
+        return next(reversed(journal), None)
+
+    def undo(self, item_id: str | None = None) -> Decision:
+        """Undo a decision (the latest when `item_id` is None), from this session or an
+        earlier one (the last UNDO_KEPT are kept), while every note it wrote still holds
+        what it wrote (else CaptureChanged, nothing changed): notes it changed get their
+        bytes back, notes it created go to the trash, a moved capture comes back to the inbox."""
+        with self._lock():
+            journal = self._load_journal()
+            if item_id is None:
+                item_id = next(reversed(journal), None)
+                if item_id is None:
+                    raise CaptureNotFound("no review decision to undo")
+            steps = journal.get(item_id)
             if steps is None:
-                raise CaptureNotFound(f"no decision on {item_id} to undo in this session")
+                raise CaptureNotFound(
+                    f"no decision on {item_id} to undo (the last {UNDO_KEPT} decisions can be"
+                    " undone)"
+                )
             for path, _, after in steps:
-                if self._bytes(path) != after:
+                if self._digest(path) != after:
                     raise CaptureChanged(
                         f"{path} changed since {item_id} was decided; nothing was undone"
                         " (undo it by hand, or with `vaultmem review`)"
@@ -586,7 +607,7 @@ class Captures:
                 else:
                     source = self._vault.read_for_edit(path)
                     self._vault.apply(edit.Change(path, source.file, source.digest, before))
-            del self._journal[item_id]
+            self._forget(item_id)
             capture = (
                 steps[0][0]
                 if len(steps) == 1
@@ -604,6 +625,84 @@ class Captures:
         except (NoteNotFound, UsageError):
             return {}
         return {path: self._bytes(path)}
+
+    # ---- the undo journal (in the index's folder, beside the capture log)
+
+    @property
+    def undo_path(self) -> Path:
+        index = self._vault.index_path
+        return index.with_name(f"{index.stem}.captures-undo.json")
+
+    def _load_journal(self) -> dict[str, tuple[Step, ...]]:
+        """The journal as on disk (called under the lock); this process's copy when the file
+        is missing or unreadable."""
+        if not self._journal_on_disk:
+            return self._journal
+        try:
+            data = json.loads(self.undo_path.read_text(encoding="utf-8"))
+            journal = {
+                str(entry["id"]): tuple(
+                    (
+                        str(path),
+                        None if before is None else base64.b64decode(before),
+                        None if after is None else str(after),
+                    )
+                    for path, before, after in entry["steps"]
+                )
+                for entry in data["decisions"]
+            }
+        except (OSError, ValueError, KeyError, TypeError):
+            return self._journal
+        self._journal = journal
+        return journal
+
+    def _remember(self, item_id: str, steps: tuple[Step, ...]) -> None:
+        journal = dict(self._load_journal())
+        journal.pop(item_id, None)
+        journal[item_id] = steps
+        self._save_journal(journal)
+
+    def _forget(self, item_id: str) -> None:
+        journal = dict(self._load_journal())
+        journal.pop(item_id, None)
+        self._save_journal(journal)
+
+    def _save_journal(self, journal: dict[str, tuple[Step, ...]]) -> None:
+        """Keep the last UNDO_KEPT decisions (fewer when their notes weigh more than
+        UNDO_MAX_BYTES), written atomically; in memory alone when the file cannot be."""
+        kept: list[tuple[str, tuple[Step, ...]]] = []
+        weight = 0
+        for item_id, steps in reversed(journal.items()):
+            weight += sum(len(before or b"") for _, before, _ in steps)
+            if len(kept) == UNDO_KEPT or (kept and weight > UNDO_MAX_BYTES):
+                break
+            kept.append((item_id, steps))
+        self._journal = dict(reversed(kept))
+        data = {
+            "version": 1,
+            "decisions": [
+                {
+                    "id": item_id,
+                    "steps": [
+                        [path, None if b is None else base64.b64encode(b).decode("ascii"), a]
+                        for path, b, a in steps
+                    ],
+                }
+                for item_id, steps in self._journal.items()
+            ],
+        }
+        temporary = self.undo_path.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            temporary.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(temporary, self.undo_path)
+        except OSError:  # undo then lasts as long as this process
+            self._journal_on_disk = False
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+    def _digest(self, path: str) -> str | None:
+        data = self._bytes(path)
+        return None if data is None else hashlib.sha256(data).hexdigest()
 
     def _bytes(self, path: str) -> bytes | None:
         try:

@@ -503,3 +503,50 @@ def test_listing_again_parses_only_capture_notes_that_changed(vault: Vault) -> N
     assert [i.candidate.value for i in again.items if i.candidate.key == "role"] == ["CFO"]
     path.unlink()
     assert vault.captures.pending() == []
+
+
+def test_undo_outlasts_the_process_and_goes_back_one_decision_at_a_time(vault: Vault) -> None:
+    capture(vault)
+    before = files(vault.root)
+    role, loop = item_of(vault, "fact", "role"), item_of(vault, "loop")
+    vault.captures.accept([role], today=TODAY)
+    after_role = files(vault.root)
+    vault.captures.reject([loop], today=TODAY)
+    vault.close()
+    later = Vault(vault.root)  # the TUI or the CLI started again
+    assert later.captures.last_decided() == loop
+    assert later.captures.undo().id == loop
+    assert files(later.root) == after_role
+    assert later.captures.undo().id == role
+    assert files(later.root) == before
+    with pytest.raises(CaptureNotFound, match="no review decision to undo"):
+        later.captures.undo()
+
+
+def test_undo_keeps_the_last_decisions_only(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vaultmem.capturing
+
+    monkeypatch.setattr(vaultmem.capturing, "UNDO_KEPT", 2)
+    result = capture(vault)
+    ids = [c.id for c in result.candidates][:3]
+    for item in ids:
+        vault.captures.reject([item], today=TODAY)
+    later = Vault(vault.root)
+    with pytest.raises(CaptureNotFound, match="the last 2 decisions"):
+        later.captures.undo(ids[0])
+    assert [later.captures.undo().id for _ in range(2)] == [ids[2], ids[1]]
+    with pytest.raises(CaptureNotFound):
+        later.captures.undo()
+
+
+def test_undo_without_its_file_lasts_the_process(vault: Vault) -> None:
+    capture(vault)
+    vault.captures.undo_path.mkdir(parents=True)  # a folder where the file goes: unwritable
+    role = item_of(vault, "fact", "role")
+    before = files(vault.root)
+    vault.captures.reject([role], today=TODAY)
+    assert vault.captures.last_decided() == role
+    vault.captures.undo()
+    assert files(vault.root) == before

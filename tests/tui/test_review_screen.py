@@ -229,3 +229,28 @@ async def test_coming_back_shows_what_changed_on_disk_meanwhile(vault_dir: Path)
                     screen.query_one("#review-table", RowTable).rows),
             "the new value in the table",
         )  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_undo_after_the_app_started_again(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    note = vault_dir / "inbox/2026-12-01 call with Maya.md"
+    before = note.read_text()
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        likes = item_id(screen, "fact", "likes")
+        select(screen, likes)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: likes not in table_ids(screen), "rejected")
+    vault.close()
+    app = VaultmemApp(Vault(vault_dir), live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_review(pilot)
+        assert likes not in table_ids(screen)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: likes in table_ids(screen), "the row back")
+        assert note.read_text() == before
+        await pilot.press("u")  # nothing left to undo: said, nothing changes
+        await settle(pilot)
+        assert note.read_text() == before

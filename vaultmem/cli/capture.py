@@ -166,7 +166,8 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
                            bold=True))  # fmt: skip
     for note in notes:
         _print_note(note)
-    click.echo("`vaultmem review accept ID…` / `reject ID…` / `edit ID --value V`", err=True)
+    click.echo("`vaultmem review accept ID…` / `reject ID…` / `edit ID --value V` / `undo`",
+               err=True)  # fmt: skip
 
 
 def _print_note(note: CaptureNote) -> None:
@@ -220,6 +221,15 @@ def accept_cmd(
 def reject_cmd(obj: Ctx, ids: tuple[str, ...]) -> None:
     """Reject items: each is struck in its capture note, and nothing else is written."""
     _print_decisions(obj.vault.captures.reject(ids))
+
+
+@review_group.command("undo")
+@click.argument("item_id", metavar="[ID]", required=False)
+@click.pass_obj
+def undo_cmd(obj: Ctx, item_id: str | None) -> None:
+    """Take back a decision (the latest, or the one on ID) while the notes it wrote are as it
+    left them: they get their bytes back, a capture it finished returns to the inbox."""
+    click.echo(obj.vault.captures.undo(item_id).message)
 
 
 @review_group.command("edit")

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
 from vaultmem.capture.candidates import Candidate
+from vaultmem.capture.errors import CaptureNotFound
 from vaultmem.capture.note import CaptureNote, Item
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
@@ -302,9 +303,8 @@ class ReviewScreen(Screen[None]):
         )
 
     def action_undo(self) -> None:
-        if self.last is None:
-            self.notify("Nothing to undo.", title="review")
-            return
+        """Undo the last decision made here, else the latest one kept (this session's or an
+        earlier one's: pressed again, it goes further back)."""
         self._decide("undo", self.last)
 
     @work(thread=True, exclusive=True, group="review-write")
@@ -338,7 +338,11 @@ class ReviewScreen(Screen[None]):
                 done = captures.accept(all_items=True, min_confidence=threshold)
                 messages = [f"accepted {len(done)} item{'s' * (len(done) != 1)} ≥ {threshold}"]
             else:
-                messages = [captures.undo(item_id or "").message]
+                try:
+                    messages = [captures.undo(item_id).message]
+                except CaptureNotFound:
+                    app.call_from_thread(self.notify, "Nothing to undo.", title="review")
+                    return
         except VaultmemError as exc:
             app.call_from_thread(self.notify, str(exc), title="nothing written", severity="error")
             app.call_from_thread(self.reload)
