@@ -550,3 +550,22 @@ def test_undo_without_its_file_lasts_the_process(vault: Vault) -> None:
     assert vault.captures.last_decided() == role
     vault.captures.undo()
     assert files(vault.root) == before
+
+
+def test_an_item_written_by_hand_without_an_id_is_reviewed_like_any(vault: Vault) -> None:
+    note = vault.root / "inbox/2026-11-29 by hand.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(
+        "---\ntype: capture\nstatus: pending\nsource: by hand\n"
+        "captured_at: 2026-11-29T21:14:03Z\n---\n"
+        "- [ ] [[Maya Chen]] drink:: coffee\n    - confidence: 0.9\n"
+        "- [ ] [[Maya Chen]] city:: Lisbon\n"
+    )
+    (pending,) = vault.captures.pending()
+    drink, city = (i.id for i in pending.items)
+    (accepted,) = vault.captures.accept([drink], today=TODAY)
+    assert accepted.status == "accepted"
+    assert "- drink:: coffee" in (vault.root / "people/Maya Chen.md").read_text()
+    assert "- [x] [[Maya Chen]] drink:: coffee ✅ 2026-12-01" in note.read_text()
+    (rejected,) = vault.captures.reject([city], today=TODAY)
+    assert rejected.capture == "inbox/processed/2026-11-29 by hand.md"  # every item decided

@@ -173,7 +173,7 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
 def _print_note(note: CaptureNote) -> None:
     h = note.header
     click.echo(
-        f"\n{note.path}  ({h.source}, {h.extractor}, {plural(len(note.pending), 'pending')})"
+        f"\n{note.path}  ({h.source}, {h.extractor or 'by hand'}, {len(note.pending)} pending)"
     )
     for i in note.items:
         _print_item(i)
@@ -182,7 +182,8 @@ def _print_note(note: CaptureNote) -> None:
 def _print_item(i: Item) -> None:
     click.echo("  " + _line(i.candidate, i.flags, i.status))
     if i.candidate.quote:
-        click.echo(f"      “{i.candidate.quote}” (turn {i.candidate.turn})")
+        turn = f" (turn {i.candidate.turn})" if i.candidate.turn else ""
+        click.echo(f"      “{i.candidate.quote}”{turn}")
 
 
 def _print_decisions(decisions: Sequence[Decision]) -> None:

@@ -80,7 +80,7 @@ def status_line(notes: list[CaptureNote]) -> str:
     captures = len([n for n in notes if n.pending])
     return (
         f"{pending} item{'s' * (pending != 1)} to review in {captures}"
-        f" capture{'s' * (captures != 1)} · a accept · r reject · e edit · A accept ≥ · u undo"
+        f" capture{'s' * (captures != 1)} · a accept · r reject · e edit · u undo"
     )
 
 
@@ -136,6 +136,13 @@ class ReviewScreen(Screen[None]):
         height: auto;
         max-height: 4;
         color: $text-muted;
+    }
+    /* 40x12: the rows first; the status and the quote get a line or two */
+    ReviewScreen.-short #review-status {
+        max-height: 1;
+    }
+    ReviewScreen.-short #review-detail {
+        max-height: 2;
     }
     """
 
@@ -226,7 +233,8 @@ class ReviewScreen(Screen[None]):
                 f" · {f.kind} {f.target}" + (f" (now “{f.now}”)" if f.now else "")
                 for f in row.item.flags
             )
-            text = f"“{c.quote}” · turn {c.turn}{flags} · {row.note.path}"
+            quote = f"“{c.quote}”" + (f" · turn {c.turn}" if c.turn else "") if c.quote else ""
+            text = " · ".join(x for x in (quote, flags.removeprefix(" · "), row.note.path) if x)
         self.query_one("#review-detail", Static).update(text)
 
     def current(self) -> Row | None:
