@@ -569,3 +569,24 @@ def test_an_item_written_by_hand_without_an_id_is_reviewed_like_any(vault: Vault
     assert "- [x] [[Maya Chen]] drink:: coffee ✅ 2026-12-01" in note.read_text()
     (rejected,) = vault.captures.reject([city], today=TODAY)
     assert rejected.capture == "inbox/processed/2026-11-29 by hand.md"  # every item decided
+
+
+def test_a_50_mb_transcript_is_refused_at_the_default_limit_without_being_read_whole(
+    vault: Vault, tmp_path: Path
+) -> None:
+    import tracemalloc
+
+    big = tmp_path / "huge chat.txt"
+    with big.open("wb") as f:  # 50 MB, sparse: no disk spent
+        f.write(b"Maya Chen: My role is CTO.\n")
+        f.truncate(50 * 1024 * 1024)
+    before = files(vault.root)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadTranscript, match="larger than 20 MB"):
+            vault.captures.read_transcript_file(big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 30 * 1024 * 1024  # the limit and a little, never the 50 MB
+    assert files(vault.root) == before
