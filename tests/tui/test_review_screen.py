@@ -263,3 +263,15 @@ async def test_undo_after_the_app_started_again(vault_dir: Path) -> None:
         await pilot.press("u")  # nothing left to undo: said, nothing changes
         await settle(pilot)
         assert note.read_text() == before
+
+
+@pytest.mark.asyncio
+async def test_the_detail_line_says_the_whole_item_in_a_narrow_terminal(vault_dir: Path) -> None:
+    vault = captured(vault_dir)
+    app = VaultmemApp(vault, live=False)
+    async with app.run_test(size=(40, 12)) as pilot:
+        screen = await open_review(pilot)
+        select(screen, item_id(screen, "loop"))
+        await settle(pilot)
+        detail = str(screen.query_one("#review-detail").render())
+        assert detail.startswith("Maya Chen: send the contract to Ana (due 2026-12-04) · “")

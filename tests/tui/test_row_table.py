@@ -84,3 +84,17 @@ async def test_new_rows_keep_the_cursor_within_them_and_long_cells_are_cut() -> 
         await settle(pilot)
         assert table.row_count == 0 and table.cursor_row == 0
         await pilot.press("down", "end", "pagedown")  # nothing to move over: no error
+
+
+@pytest.mark.asyncio
+async def test_left_and_right_scroll_a_table_wider_than_the_terminal() -> None:
+    app = Table([("c-1", "x" * 90)])
+    async with app.run_test(size=(40, 12)) as pilot:
+        await settle(pilot)
+        table = app.query_one(RowTable)
+        await pilot.press("right", "right")
+        await settle(pilot)
+        assert table.scroll_x > 0
+        await pilot.press("left", "left")
+        await settle(pilot)
+        assert table.scroll_x == 0

@@ -234,7 +234,9 @@ class ReviewScreen(Screen[None]):
                 for f in row.item.flags
             )
             quote = f"“{c.quote}”" + (f" · turn {c.turn}" if c.turn else "") if c.quote else ""
-            text = " · ".join(x for x in (quote, flags.removeprefix(" · "), row.note.path) if x)
+            # the item in full first: its column is cut in a narrow terminal, or by a long value
+            parts = (narrow_cells(row)[1], quote, flags.removeprefix(" · "), row.note.path)
+            text = " · ".join(x for x in parts if x)
         self.query_one("#review-detail", Static).update(text)
 
     def current(self) -> Row | None:

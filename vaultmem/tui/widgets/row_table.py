@@ -4,7 +4,8 @@ Textual's DataTable measures and renders every cell of every row as the rows arr
 captured items cost ~150 ms of CPU before the first paint, and the same again on each reload.
 Here the column widths come from `cell_len` over plain strings (a few ms for 500 rows) and
 `render_line` draws only the visible lines, so a queue of 500 opens about as fast as one of 20.
-Keyboard: up, down, page up, page down, home, end; a click moves the cursor.
+Keyboard: up, down, page up, page down, home, end; left and right scroll a wide table; a click
+moves the cursor.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("down", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("left", "scroll_left", "Scroll left", show=False),
+        Binding("right", "scroll_right", "Scroll right", show=False),
         Binding("home", "first", "First", show=False),
         Binding("end", "last", "Last", show=False),
     ]
