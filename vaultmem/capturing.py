@@ -12,7 +12,6 @@ in Obsidian is what counts. docs/capture.md is the contract.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import datetime as dt
 import fcntl
@@ -26,11 +25,13 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from vaultmem import edit
 from vaultmem.capture import flags as capture_flags
+from vaultmem.capture import journal as undo_journal
 from vaultmem.capture import note as capture_note
 from vaultmem.capture.candidates import Candidate, safe_name
 from vaultmem.capture.errors import CaptureChanged, CaptureNotFound
 from vaultmem.capture.extract import Extraction, extract
 from vaultmem.capture.gates import CaptureSettings, Gated, apply_gates, settings_from
+from vaultmem.capture.journal import UndoJournal
 from vaultmem.capture.llm_extract import extract_with_llm, validate
 from vaultmem.capture.note import CaptureNote, Flag, Header, Item
 from vaultmem.capture.transcript import Transcript, Turn, parse, read_bytes
@@ -57,9 +58,6 @@ CaptureStatus = Literal["written", "dry-run", "already-captured", "nothing-to-ca
 DecisionStatus = Literal["accepted", "rejected", "edited", "already-decided", "undone", "refused"]
 PROCESSED = "processed"
 RETRIES = 3  # a capture note changed while a decision was written: read it again and redo
-UNDO_KEPT = 20  # decisions undo can take back, across sessions
-UNDO_MAX_BYTES = 8 * 1024 * 1024  # the notes' bytes the undo journal keeps at most
-Step = tuple[str, bytes | None, str | None]  # a note, its bytes before, its sha256 after
 
 
 @dataclass(frozen=True)
@@ -94,10 +92,7 @@ class Captures:
 
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
-        # the decisions undo can take back, oldest first, as kept in `undo_path` (in memory
-        # alone when that file cannot be written): per note, its bytes before and a digest after
-        self._journal: dict[str, tuple[Step, ...]] = {}
-        self._journal_on_disk = True  # until writing it fails: then this process's copy counts
+        self._journal: UndoJournal | None = None  # opened on the first decision or undo
         # capture notes as last parsed, by path, with the file's stat at the time: listing
         # the queue again (the review screen, on every return to it) re-reads only what changed
         self._parsed: dict[str, tuple[tuple[int, int, int, int], CaptureNote | None]] = {}
@@ -563,7 +558,7 @@ class Captures:
                 steps.append((path, capture_before, self._digest(path)))
             else:
                 steps += [(path, capture_before, None), (final, None, self._digest(final))]
-            self._remember(item_id, tuple(steps))
+            self.journal.remember(item_id, tuple(steps))
             verb: DecisionStatus = "accepted" if action == "accept" else "rejected"
             where = f" → {went_to}" if went_to else ""
             return Decision(
@@ -573,16 +568,16 @@ class Captures:
     def last_decided(self) -> str | None:
         """The item of the latest decision undo can take back (from any session)."""
         with self._lock():
-            journal = self._load_journal()
+            journal = self.journal.load()
         return next(reversed(journal), None)
 
     def undo(self, item_id: str | None = None) -> Decision:
         """Undo a decision (the latest when `item_id` is None), from this session or an
-        earlier one (the last UNDO_KEPT are kept), while every note it wrote still holds
+        earlier one (the last `journal.KEPT` are kept), while every note it wrote still holds
         what it wrote (else CaptureChanged, nothing changed): notes it changed get their
         bytes back, notes it created go to the trash, a moved capture comes back to the inbox."""
         with self._lock():
-            journal = self._load_journal()
+            journal = self.journal.load()
             if item_id is None:
                 item_id = next(reversed(journal), None)
                 if item_id is None:
@@ -590,8 +585,8 @@ class Captures:
             steps = journal.get(item_id)
             if steps is None:
                 raise CaptureNotFound(
-                    f"no decision on {item_id} to undo (the last {UNDO_KEPT} decisions can be"
-                    " undone)"
+                    f"no decision on {item_id} to undo (the last {undo_journal.KEPT}"
+                    " decisions can be undone)"
                 )
             for path, _, after in steps:
                 if self._digest(path) != after:
@@ -607,7 +602,7 @@ class Captures:
                 else:
                     source = self._vault.read_for_edit(path)
                     self._vault.apply(edit.Change(path, source.file, source.digest, before))
-            self._forget(item_id)
+            self.journal.forget(item_id)
             capture = (
                 steps[0][0]
                 if len(steps) == 1
@@ -633,72 +628,11 @@ class Captures:
         index = self._vault.index_path
         return index.with_name(f"{index.stem}.captures-undo.json")
 
-    def _load_journal(self) -> dict[str, tuple[Step, ...]]:
-        """The journal as on disk (called under the lock); this process's copy when the file
-        is missing or unreadable."""
-        if not self._journal_on_disk:
-            return self._journal
-        try:
-            data = json.loads(self.undo_path.read_text(encoding="utf-8"))
-            journal = {
-                str(entry["id"]): tuple(
-                    (
-                        str(path),
-                        None if before is None else base64.b64decode(before),
-                        None if after is None else str(after),
-                    )
-                    for path, before, after in entry["steps"]
-                )
-                for entry in data["decisions"]
-            }
-        except (OSError, ValueError, KeyError, TypeError):
-            return self._journal
-        self._journal = journal
-        return journal
-
-    def _remember(self, item_id: str, steps: tuple[Step, ...]) -> None:
-        journal = dict(self._load_journal())
-        journal.pop(item_id, None)
-        journal[item_id] = steps
-        self._save_journal(journal)
-
-    def _forget(self, item_id: str) -> None:
-        journal = dict(self._load_journal())
-        journal.pop(item_id, None)
-        self._save_journal(journal)
-
-    def _save_journal(self, journal: dict[str, tuple[Step, ...]]) -> None:
-        """Keep the last UNDO_KEPT decisions (fewer when their notes weigh more than
-        UNDO_MAX_BYTES), written atomically; in memory alone when the file cannot be."""
-        kept: list[tuple[str, tuple[Step, ...]]] = []
-        weight = 0
-        for item_id, steps in reversed(journal.items()):
-            weight += sum(len(before or b"") for _, before, _ in steps)
-            if len(kept) == UNDO_KEPT or (kept and weight > UNDO_MAX_BYTES):
-                break
-            kept.append((item_id, steps))
-        self._journal = dict(reversed(kept))
-        data = {
-            "version": 1,
-            "decisions": [
-                {
-                    "id": item_id,
-                    "steps": [
-                        [path, None if b is None else base64.b64encode(b).decode("ascii"), a]
-                        for path, b, a in steps
-                    ],
-                }
-                for item_id, steps in self._journal.items()
-            ],
-        }
-        temporary = self.undo_path.with_suffix(f".{os.getpid()}.tmp")
-        try:
-            temporary.write_text(json.dumps(data), encoding="utf-8")
-            os.replace(temporary, self.undo_path)
-        except OSError:  # undo then lasts as long as this process
-            self._journal_on_disk = False
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+    @property
+    def journal(self) -> UndoJournal:
+        if self._journal is None:
+            self._journal = UndoJournal(self.undo_path)
+        return self._journal
 
     def _digest(self, path: str) -> str | None:
         data = self._bytes(path)

@@ -526,9 +526,9 @@ def test_undo_outlasts_the_process_and_goes_back_one_decision_at_a_time(vault: V
 def test_undo_keeps_the_last_decisions_only(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vaultmem.capturing
+    import vaultmem.capture.journal
 
-    monkeypatch.setattr(vaultmem.capturing, "UNDO_KEPT", 2)
+    monkeypatch.setattr(vaultmem.capture.journal, "KEPT", 2)
     result = capture(vault)
     ids = [c.id for c in result.candidates][:3]
     for item in ids:
