@@ -124,6 +124,7 @@ NO_JSON = {
     "review accept": "a write; prints what went where",
     "review reject": "a write",
     "review edit": "a write",
+    "review undo": "a write",
     "tui": "the terminal app",
     "mcp": "the MCP server (its tools are walked below)",
 }

@@ -18,18 +18,20 @@ import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from vaultmem import edit
 from vaultmem.capture import flags as capture_flags
+from vaultmem.capture import journal as undo_journal
 from vaultmem.capture import note as capture_note
 from vaultmem.capture.candidates import Candidate, safe_name
 from vaultmem.capture.errors import CaptureChanged, CaptureNotFound
 from vaultmem.capture.extract import Extraction, extract
 from vaultmem.capture.gates import CaptureSettings, Gated, apply_gates, settings_from
+from vaultmem.capture.journal import UndoJournal
 from vaultmem.capture.llm_extract import extract_with_llm, validate
 from vaultmem.capture.note import CaptureNote, Flag, Header, Item
 from vaultmem.capture.transcript import Transcript, Turn, parse, read_bytes
@@ -90,8 +92,10 @@ class Captures:
 
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
-        # this session's decisions, for undo: (path, bytes before, bytes after) per note
-        self._journal: dict[str, tuple[tuple[str, bytes | None, bytes | None], ...]] = {}
+        self._journal: UndoJournal | None = None  # opened on the first decision or undo
+        # capture notes as last parsed, by path, with the file's stat at the time: listing
+        # the queue again (the review screen, on every return to it) re-reads only what changed
+        self._parsed: dict[str, tuple[tuple[int, int, int, int], CaptureNote | None]] = {}
 
     @property
     def settings(self) -> CaptureSettings:
@@ -327,7 +331,7 @@ class Captures:
                 continue
             if not include_processed and inside[0] == PROCESSED and len(inside) > 1:
                 continue
-            note = self.read(relative)
+            note = self._read_listed(file, relative)
             if note is not None:
                 out.append(note)
         return sorted(out, key=lambda n: (n.header.captured_at.isoformat(), n.path))
@@ -341,6 +345,21 @@ class Captures:
         except (VaultmemError, OSError):
             return None
         return _parse(source)
+
+    def _read_listed(self, file: Path, path: str) -> CaptureNote | None:
+        """`read(path)`, or its last result while the file's size, times and inode are the
+        same (an atomic write is a new inode; any write moves the change time)."""
+        try:
+            st = file.stat()
+        except OSError:
+            return None
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        note = self.read(path)
+        self._parsed[path] = (stamp, note)
+        return note
 
     def pending(self) -> list[CaptureNote]:
         """Capture notes with items still to decide."""
@@ -375,25 +394,41 @@ class Captures:
         all_items: bool = False,
         min_confidence: float | None = None,
         today: dt.date | None = None,
+        seen: Mapping[str, Candidate] | None = None,
     ) -> list[Decision]:
         """Accept items by id (or every pending one, `all_items`), each written through the
-        memory layer, checked in its capture note with where it went."""
+        memory layer, checked in its capture note with where it went. An item in `seen` (what
+        a screen showed) that reads otherwise in its capture note now is refused."""
         day = today or dt.date.today()
         chosen = self._chosen(ids, all_items, min_confidence)
-        return [self._try(note_path, item_id, "accept", day) for note_path, item_id in chosen]
+        shown = seen or {}
+        return [
+            self._try(path, item_id, "accept", day, shown.get(item_id)) for path, item_id in chosen
+        ]
 
-    def reject(self, ids: Sequence[str], *, today: dt.date | None = None) -> list[Decision]:
+    def reject(
+        self,
+        ids: Sequence[str],
+        *,
+        today: dt.date | None = None,
+        seen: Mapping[str, Candidate] | None = None,
+    ) -> list[Decision]:
         """Reject items by id: each is struck in its capture note; nothing else changes."""
         day = today or dt.date.today()
         chosen = self._chosen(ids, False, None)
-        return [self._try(note_path, item_id, "reject", day) for note_path, item_id in chosen]
+        shown = seen or {}
+        return [
+            self._try(path, item_id, "reject", day, shown.get(item_id)) for path, item_id in chosen
+        ]
 
-    def _try(self, path: str, item_id: str, action: str, day: dt.date) -> Decision:
+    def _try(
+        self, path: str, item_id: str, action: str, day: dt.date, seen: Candidate | None = None
+    ) -> Decision:
         """One decision; a refusal (the item's target or its capture note changed, a value
         the memory layer will not write, a read-only note) is reported, and the next item
         is decided all the same."""
         try:
-            return self._decide(path, item_id, action, day)
+            return self._decide(path, item_id, action, day, seen)
         except (CaptureChanged, ChangedOnDisk, CannotEdit, Refused) as exc:
             return Decision(item_id, "refused", path, f"{path}: {item_id} not {action}ed: {exc}")
 
@@ -488,7 +523,9 @@ class Captures:
                 out.append((note.path, item.id))
         return out
 
-    def _decide(self, path: str, item_id: str, action: str, day: dt.date) -> Decision:
+    def _decide(
+        self, path: str, item_id: str, action: str, day: dt.date, seen: Candidate | None = None
+    ) -> Decision:
         with self._lock():
             note = self.read(path)
             item = note.item(item_id) if note else None
@@ -497,12 +534,18 @@ class Captures:
             if item.decided:
                 said = f"{path}: {item_id} was {item.status} already"
                 return Decision(item_id, "already-decided", path, said, item.went_to)
+            if seen is not None and item.candidate != seen:
+                c = item.candidate
+                raise CaptureChanged(
+                    f"{item_id} changed in its capture note since it was shown (it now reads"
+                    f" “{c.entity} {c.key}:: {c.value}”); nothing was written: look at it again"
+                )
             went_to: str | None = None
             touched: tuple[str, ...] = ()
             before = self._before(item) if action == "accept" else {}
             if action == "accept":
                 went_to, touched = self._write_memory(note, item, day)
-            steps = [(p, before.get(p), self._bytes(p)) for p in dict.fromkeys(touched)]
+            steps = [(p, before.get(p), self._digest(p)) for p in dict.fromkeys(touched)]
             capture_before = self._bytes(path)
             for attempt in range(RETRIES):
                 try:
@@ -512,26 +555,41 @@ class Captures:
                     if attempt == RETRIES - 1:
                         raise
             if final == path:
-                steps.append((path, capture_before, self._bytes(path)))
+                steps.append((path, capture_before, self._digest(path)))
             else:
-                steps += [(path, capture_before, None), (final, None, self._bytes(final))]
-            self._journal[item_id] = tuple(steps)
+                steps += [(path, capture_before, None), (final, None, self._digest(final))]
+            self.journal.remember(item_id, tuple(steps))
             verb: DecisionStatus = "accepted" if action == "accept" else "rejected"
             where = f" → {went_to}" if went_to else ""
             return Decision(
                 item_id, verb, final, f"{path}: {item_id} {verb}{where}", went_to, touched
             )
 
-    def undo(self, item_id: str) -> Decision:
-        """Undo a decision made in this session, while every note it wrote still holds what
-        it wrote (else CaptureChanged, nothing changed): notes it changed get their bytes
-        back, notes it created go to the trash, a capture it moved comes back to the inbox."""
+    def last_decided(self) -> str | None:
+        """The item of the latest decision undo can take back (from any session)."""
         with self._lock():
-            steps = self._journal.get(item_id)
+            journal = self.journal.load()
+        return next(reversed(journal), None)
+
+    def undo(self, item_id: str | None = None) -> Decision:
+        """Undo a decision (the latest when `item_id` is None), from this session or an
+        earlier one (the last `journal.KEPT` are kept), while every note it wrote still holds
+        what it wrote (else CaptureChanged, nothing changed): notes it changed get their
+        bytes back, notes it created go to the trash, a moved capture comes back to the inbox."""
+        with self._lock():
+            journal = self.journal.load()
+            if item_id is None:
+                item_id = next(reversed(journal), None)
+                if item_id is None:
+                    raise CaptureNotFound("no review decision to undo")
+            steps = journal.get(item_id)
             if steps is None:
-                raise CaptureNotFound(f"no decision on {item_id} to undo in this session")
+                raise CaptureNotFound(
+                    f"no decision on {item_id} to undo (the last {undo_journal.KEPT}"
+                    " decisions can be undone)"
+                )
             for path, _, after in steps:
-                if self._bytes(path) != after:
+                if self._digest(path) != after:
                     raise CaptureChanged(
                         f"{path} changed since {item_id} was decided; nothing was undone"
                         " (undo it by hand, or with `vaultmem review`)"
@@ -544,7 +602,7 @@ class Captures:
                 else:
                     source = self._vault.read_for_edit(path)
                     self._vault.apply(edit.Change(path, source.file, source.digest, before))
-            del self._journal[item_id]
+            self.journal.forget(item_id)
             capture = (
                 steps[0][0]
                 if len(steps) == 1
@@ -562,6 +620,23 @@ class Captures:
         except (NoteNotFound, UsageError):
             return {}
         return {path: self._bytes(path)}
+
+    # ---- the undo journal (in the index's folder, beside the capture log)
+
+    @property
+    def undo_path(self) -> Path:
+        index = self._vault.index_path
+        return index.with_name(f"{index.stem}.captures-undo.json")
+
+    @property
+    def journal(self) -> UndoJournal:
+        if self._journal is None:
+            self._journal = UndoJournal(self.undo_path)
+        return self._journal
+
+    def _digest(self, path: str) -> str | None:
+        data = self._bytes(path)
+        return None if data is None else hashlib.sha256(data).hexdigest()
 
     def _bytes(self, path: str) -> bytes | None:
         try:

@@ -488,3 +488,105 @@ def test_undo_refuses_when_a_note_moved_on(vault: Vault) -> None:
     assert files(vault.root) == changed
     with pytest.raises(CaptureNotFound):
         vault.captures.undo("c-123456")
+
+
+def test_listing_again_parses_only_capture_notes_that_changed(vault: Vault) -> None:
+    result = capture(vault)
+    first = vault.captures.pending()[0]
+    assert vault.captures.pending()[0] is first  # the file did not change: not parsed again
+    path = vault.root / str(result.path)
+    before = path.stat()
+    path.write_text(path.read_text().replace("role:: CTO", "role:: CFO"))  # same size, in place
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # even with its old time
+    again = vault.captures.pending()[0]
+    assert again is not first
+    assert [i.candidate.value for i in again.items if i.candidate.key == "role"] == ["CFO"]
+    path.unlink()
+    assert vault.captures.pending() == []
+
+
+def test_undo_outlasts_the_process_and_goes_back_one_decision_at_a_time(vault: Vault) -> None:
+    capture(vault)
+    before = files(vault.root)
+    role, loop = item_of(vault, "fact", "role"), item_of(vault, "loop")
+    vault.captures.accept([role], today=TODAY)
+    after_role = files(vault.root)
+    vault.captures.reject([loop], today=TODAY)
+    vault.close()
+    later = Vault(vault.root)  # the TUI or the CLI started again
+    assert later.captures.last_decided() == loop
+    assert later.captures.undo().id == loop
+    assert files(later.root) == after_role
+    assert later.captures.undo().id == role
+    assert files(later.root) == before
+    with pytest.raises(CaptureNotFound, match="no review decision to undo"):
+        later.captures.undo()
+
+
+def test_undo_keeps_the_last_decisions_only(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vaultmem.capture.journal
+
+    monkeypatch.setattr(vaultmem.capture.journal, "KEPT", 2)
+    result = capture(vault)
+    ids = [c.id for c in result.candidates][:3]
+    for item in ids:
+        vault.captures.reject([item], today=TODAY)
+    later = Vault(vault.root)
+    with pytest.raises(CaptureNotFound, match="the last 2 decisions"):
+        later.captures.undo(ids[0])
+    assert [later.captures.undo().id for _ in range(2)] == [ids[2], ids[1]]
+    with pytest.raises(CaptureNotFound):
+        later.captures.undo()
+
+
+def test_undo_without_its_file_lasts_the_process(vault: Vault) -> None:
+    capture(vault)
+    vault.captures.undo_path.mkdir(parents=True)  # a folder where the file goes: unwritable
+    role = item_of(vault, "fact", "role")
+    before = files(vault.root)
+    vault.captures.reject([role], today=TODAY)
+    assert vault.captures.last_decided() == role
+    vault.captures.undo()
+    assert files(vault.root) == before
+
+
+def test_an_item_written_by_hand_without_an_id_is_reviewed_like_any(vault: Vault) -> None:
+    note = vault.root / "inbox/2026-11-29 by hand.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(
+        "---\ntype: capture\nstatus: pending\nsource: by hand\n"
+        "captured_at: 2026-11-29T21:14:03Z\n---\n"
+        "- [ ] [[Maya Chen]] drink:: coffee\n    - confidence: 0.9\n"
+        "- [ ] [[Maya Chen]] city:: Lisbon\n"
+    )
+    (pending,) = vault.captures.pending()
+    drink, city = (i.id for i in pending.items)
+    (accepted,) = vault.captures.accept([drink], today=TODAY)
+    assert accepted.status == "accepted"
+    assert "- drink:: coffee" in (vault.root / "people/Maya Chen.md").read_text()
+    assert "- [x] [[Maya Chen]] drink:: coffee ✅ 2026-12-01" in note.read_text()
+    (rejected,) = vault.captures.reject([city], today=TODAY)
+    assert rejected.capture == "inbox/processed/2026-11-29 by hand.md"  # every item decided
+
+
+def test_a_50_mb_transcript_is_refused_at_the_default_limit_without_being_read_whole(
+    vault: Vault, tmp_path: Path
+) -> None:
+    import tracemalloc
+
+    big = tmp_path / "huge chat.txt"
+    with big.open("wb") as f:  # 50 MB, sparse: no disk spent
+        f.write(b"Maya Chen: My role is CTO.\n")
+        f.truncate(50 * 1024 * 1024)
+    before = files(vault.root)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadTranscript, match="larger than 20 MB"):
+            vault.captures.read_transcript_file(big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 30 * 1024 * 1024  # the limit and a little, never the 50 MB
+    assert files(vault.root) == before

@@ -193,3 +193,16 @@ def test_review_of_an_empty_inbox(vault: Vault) -> None:
     result = run(vault, "review")
     assert result.exit_code == 0 and "nothing to review" in result.output
     assert json.loads(run(vault, "review", "--json").stdout) == {"pending": 0, "captures": []}
+
+
+def test_review_undo_takes_back_the_latest_decision(vault: Vault, tmp_path: Path) -> None:
+    run(vault, "capture", chat_file(tmp_path), "--source", "call")
+    items = json.loads(run(vault, "review", "--json").stdout)["captures"][0]["items"]
+    first = items[0]["item_id"]
+    assert run(vault, "review", "reject", first).exit_code == 0
+    undone = run(vault, "review", "undo")
+    assert undone.exit_code == 0 and f"{first}: decision undone" in undone.stdout
+    again = json.loads(run(vault, "review", "--json").stdout)["captures"][0]["items"]
+    assert [i["item_id"] for i in again] == [i["item_id"] for i in items]
+    nothing = run(vault, "review", "undo")
+    assert nothing.exit_code != 0 and "no review decision to undo" in nothing.output

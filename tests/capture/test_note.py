@@ -181,3 +181,46 @@ def test_the_fast_front_matter_reads_what_yaml_reads() -> None:
     assert fast is not None and fast.header.status == "reviewed"
     assert parse(path, text.replace("type: capture", "type: note")) is None
     assert parse(path, text.replace("---\n\nProposed", "\nProposed")) is None  # never closed
+
+
+HAND_WRITTEN = """---
+type: capture
+status: pending
+source: claude-code
+captured_at: 2026-11-29T21:14:03Z
+---
+- [ ] [[Tariff Optimizer]] launch_date:: 2027-02-15
+    - confidence: 0.78
+    - quote: "the launch moves to February 15th."
+    - contradicts [[Tariff Optimizer#^f-1a2b]]
+- [ ] [[Priya Raman]] on_call_until:: 2026-12-06
+- [ ] [[Priya Raman]] on_call_until:: 2026-12-06
+- [ ] buy milk
+"""
+
+
+def test_items_written_without_ids_as_the_conventions_allow() -> None:
+    note = parse("inbox/c.md", HAND_WRITTEN)
+    assert note is not None
+    first, _, _ = note.items  # a plain task is no item
+    assert first.candidate.confidence == 0.78
+    assert first.candidate.quote == "the launch moves to February 15th."
+    assert first.flags[0].target == "Tariff Optimizer#^f-1a2b"
+    ids = [i.id for i in note.items]
+    assert all(i.startswith("c-") and len(i) == 8 for i in ids) and len(set(ids)) == 3
+    # the same ids when an item is checked, struck, or moved down in the note
+    body = HAND_WRITTEN.split("---\n", 2)[2]
+    tariff, rest = body.split("- [ ] [[Priya", 1)
+    text = HAND_WRITTEN.split("---\n", 2)
+    edited = (
+        "---\n" + text[1] + "---\nA line of mine.\n\n- [ ] [[Priya" + rest.replace(
+            "- [ ] [[Priya Raman]] on_call_until:: 2026-12-06\n- [ ] buy",
+            "- [-] ~~[[Priya Raman]] on_call_until:: 2026-12-06~~\n- [ ] buy",
+        ) + tariff.replace("- [ ]", "- [x]") + "    - accepted → [[Tariff Optimizer#^f-1a2b]]\n"
+    )
+    again = parse("inbox/c.md", edited)
+    assert again is not None
+    by_id = {i.id: i for i in again.items}
+    assert set(by_id) == set(ids)
+    assert by_id[ids[0]].status == "accepted" and by_id[ids[2]].status == "rejected"
+    assert by_id[ids[1]].status == "pending"

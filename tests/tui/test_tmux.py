@@ -152,18 +152,21 @@ def test_review_a_capture_in_tmux(vault_dir: Path) -> None:
     try:
         term.wait_for("Search the vault")
         term.send("F6")
-        term.wait_for("items to review in 1 capture", "employer:: Tidepool", "fact≠")
-        term.send("a")  # the first row: the contradiction, so its diff comes first
+        term.wait_for("6 items to review in 2 captures", "employer:: Tidepool", "fact≠")
+        # the sample vault's own capture (3 items) comes first, then this one's contradiction
+        term.send("Down", "Down", "Down")
+        term.wait_for("“My employer is Tidepool now.”")
+        term.send("a")  # the contradiction, so its diff comes first
         term.wait_for("It changes a fact", "+- employer:: Tidepool ^f-0c32")
         term.send("y")
-        shown = term.wait_for("2 items to review")
+        shown = term.wait_for("5 items to review")
         assert "employer:: Tidepool" not in shown
         assert "- employer:: Tidepool ^f-0c32" in (vault_dir / "Maya Chen.md").read_text()
         term.send("u")
-        term.wait_for("3 items to review", "employer:: Tidepool")
+        term.wait_for("6 items to review", "employer:: Tidepool")
         assert (vault_dir / "Maya Chen.md").read_text(encoding="utf-8") == maya
-        term.send("Down", "r")  # reject the second row: hiking
-        shown = term.wait_for("2 items to review")
+        term.send("Down", "r")  # reject the row after it: hiking
+        shown = term.wait_for("5 items to review")
         assert "hiking" not in shown.split("items to review")[1].split("“")[0]
         term.send("C-q")
         assert f"{EXITED} 0" in term.wait_for(EXITED)

@@ -25,6 +25,7 @@ Obsidian is read as it stands (the person's edit wins). Pure: text in, values ou
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -69,6 +70,8 @@ _SOURCE_RE = re.compile(
     r"^(?:due (?P<due>\d{4}-\d{2}-\d{2}) · )?confidence (?P<confidence>[0-9.]+)"
     r" · turn (?P<turn>\S+) · “(?P<quote>.*)”$"
 )
+_CONFIDENCE_RE = re.compile(r"^confidence:?[ \t]*(?P<confidence>[0-9.]+)$")
+_QUOTE_RE = re.compile(r"^quote:[ \t]*[\"“](?P<quote>.*)[\"”]$")
 _FLAG_RE = re.compile(
     r"^(?P<kind>duplicates|contradicts) \[\[(?P<target>[^\]\n]+)\]\](?: \(now “(?P<now>.*)”\))?$"
 )
@@ -260,10 +263,11 @@ def parse(
     header = _header(frontmatter)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     items: list[Item] = []
+    ids: set[str] = set()
     i = 0
     while i < len(lines):
         m = _ITEM_RE.match(lines[i])
-        if m is None or m["id"] is None:
+        if m is None:
             i += 1
             continue
         end = i
@@ -271,9 +275,10 @@ def parse(
         while end + 1 < len(lines) and (d := _DETAIL_RE.match(lines[end + 1])):
             details.append(d["text"].strip())
             end += 1
-        item = _item(m, details, i + 1, end + 1)
+        item = _item(m, details, i + 1, end + 1, ids)
         if item is not None:
             items.append(item)
+            ids.add(item.id)
         i = end + 1
     return CaptureNote(path, header, tuple(items))
 
@@ -307,7 +312,9 @@ def _datetime(value: object) -> dt.datetime | None:
     return None
 
 
-def _item(m: re.Match[str], details: list[str], line: int, end_line: int) -> Item | None:
+def _item(
+    m: re.Match[str], details: list[str], line: int, end_line: int, taken: set[str]
+) -> Item | None:
     body = _DONE_RE.sub("", m["body"]).strip()
     struck = body.startswith("~~") and body.endswith("~~") and len(body) >= 4
     if struck:
@@ -337,6 +344,10 @@ def _item(m: re.Match[str], details: list[str], line: int, end_line: int) -> Ite
             confidence = _float(s["confidence"])
             turn, quote = s["turn"], s["quote"]
             due = due or _date(s["due"])
+        elif s := _CONFIDENCE_RE.match(text):  # the conventions' plainer forms, by hand
+            confidence = _float(s["confidence"])
+        elif s := _QUOTE_RE.match(text):
+            quote = s["quote"]
         elif f := _FLAG_RE.match(text):
             flags.append(Flag(f["kind"], f["target"].strip(), f["now"]))  # type: ignore[arg-type]
         elif a := _ACCEPTED_RE.match(text):
@@ -358,7 +369,7 @@ def _item(m: re.Match[str], details: list[str], line: int, end_line: int) -> Ite
     else:
         status = "pending"
     candidate = Candidate(
-        id=m["id"],
+        id=m["id"] or _derived_id(f"{kind}|{entity}|{key}|{value}", taken),
         kind=kind,
         entity=entity,
         key=key
@@ -374,6 +385,18 @@ def _item(m: re.Match[str], details: list[str], line: int, end_line: int) -> Ite
         entities=entities,
     )
     return Item(candidate, status, line, end_line, tuple(flags), went_to)
+
+
+def _derived_id(text: str, taken: set[str]) -> str:
+    """The id of an item written without one (by hand, as the conventions allow): from what
+    it says, so it stays the same when the item is checked, struck or moved in the note."""
+    n = 1
+    while True:
+        seed = text if n == 1 else f"{text}|{n}"
+        found = "c-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:6]
+        if found not in taken:
+            return found
+        n += 1
 
 
 def _date(text: str | None) -> dt.date | None:

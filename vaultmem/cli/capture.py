@@ -166,13 +166,14 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
                            bold=True))  # fmt: skip
     for note in notes:
         _print_note(note)
-    click.echo("`vaultmem review accept ID…` / `reject ID…` / `edit ID --value V`", err=True)
+    click.echo("`vaultmem review accept ID…` / `reject ID…` / `edit ID --value V` / `undo`",
+               err=True)  # fmt: skip
 
 
 def _print_note(note: CaptureNote) -> None:
     h = note.header
     click.echo(
-        f"\n{note.path}  ({h.source}, {h.extractor}, {plural(len(note.pending), 'pending')})"
+        f"\n{note.path}  ({h.source}, {h.extractor or 'by hand'}, {len(note.pending)} pending)"
     )
     for i in note.items:
         _print_item(i)
@@ -181,7 +182,8 @@ def _print_note(note: CaptureNote) -> None:
 def _print_item(i: Item) -> None:
     click.echo("  " + _line(i.candidate, i.flags, i.status))
     if i.candidate.quote:
-        click.echo(f"      “{i.candidate.quote}” (turn {i.candidate.turn})")
+        turn = f" (turn {i.candidate.turn})" if i.candidate.turn else ""
+        click.echo(f"      “{i.candidate.quote}”{turn}")
 
 
 def _print_decisions(decisions: Sequence[Decision]) -> None:
@@ -220,6 +222,15 @@ def accept_cmd(
 def reject_cmd(obj: Ctx, ids: tuple[str, ...]) -> None:
     """Reject items: each is struck in its capture note, and nothing else is written."""
     _print_decisions(obj.vault.captures.reject(ids))
+
+
+@review_group.command("undo")
+@click.argument("item_id", metavar="[ID]", required=False)
+@click.pass_obj
+def undo_cmd(obj: Ctx, item_id: str | None) -> None:
+    """Take back a decision (the latest, or the one on ID) while the notes it wrote are as it
+    left them: they get their bytes back, a capture it finished returns to the inbox."""
+    click.echo(obj.vault.captures.undo(item_id).message)
 
 
 @review_group.command("edit")

@@ -17,13 +17,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
+from vaultmem.capture.candidates import Candidate
+from vaultmem.capture.errors import CaptureNotFound
 from vaultmem.capture.note import CaptureNote, Item
 from vaultmem.errors import VaultmemError
 from vaultmem.tui.screens.keys import BACK_TO_SEARCH, SWITCH_LETTERS
 from vaultmem.tui.widgets.diff_view import DiffView
 from vaultmem.tui.widgets.key_bar import KeyBar
+from vaultmem.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from vaultmem.tui.app import VaultmemApp
@@ -77,7 +80,7 @@ def status_line(notes: list[CaptureNote]) -> str:
     captures = len([n for n in notes if n.pending])
     return (
         f"{pending} item{'s' * (pending != 1)} to review in {captures}"
-        f" capture{'s' * (captures != 1)} · a accept · r reject · e edit · A accept ≥ · u undo"
+        f" capture{'s' * (captures != 1)} · a accept · r reject · e edit · u undo"
     )
 
 
@@ -134,6 +137,13 @@ class ReviewScreen(Screen[None]):
         max-height: 4;
         color: $text-muted;
     }
+    /* 40x12: the rows first; the status and the quote get a line or two */
+    ReviewScreen.-short #review-status {
+        max-height: 1;
+    }
+    ReviewScreen.-short #review-detail {
+        max-height: 2;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -161,14 +171,13 @@ class ReviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label("review: reading the inbox…", id="review-status")
-        table: DataTable[str] = DataTable(id="review-table", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield RowTable(id="review-table")
         yield Static("", id="review-detail")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.narrow = self.size.width < NARROW
-        self.query_one("#review-table", DataTable).add_columns(*self._columns())
+        self.query_one("#review-table", RowTable).set_columns(self._columns())
         self.reload()
 
     def _columns(self) -> tuple[str, ...]:
@@ -182,11 +191,8 @@ class ReviewScreen(Screen[None]):
         narrow = event.size.width < NARROW
         if narrow != self.narrow:
             self.narrow = narrow
-            table = self.query_one("#review-table", DataTable)
-            table.clear(columns=True)
-            table.add_columns(*self._columns())
-            if self.loaded:
-                self._show(self.notes)
+            self.query_one("#review-table", RowTable).set_columns(self._columns())
+            self._fill()
 
     def reload(self) -> None:
         self._load()
@@ -202,20 +208,20 @@ class ReviewScreen(Screen[None]):
         app.call_from_thread(self._show, notes)
 
     def _show(self, notes: list[CaptureNote]) -> None:
-        table = self.query_one("#review-table", DataTable)
-        keep = table.cursor_row
-        self.notes, self.rows = notes, rows_of(notes)
-        table.clear()
-        table.add_rows((narrow_cells if self.narrow else cells)(row) for row in self.rows)
-        if self.rows:
-            table.move_cursor(row=min(keep, len(self.rows) - 1))
+        if not (self.loaded and notes == self.notes):  # the same notes: the same rows
+            self.notes, self.rows = notes, rows_of(notes)
+            self._fill()
         self.query_one("#review-status", Label).update(status_line(notes))
         self._detail()
-        table.focus()
+        self.query_one("#review-table", RowTable).focus()
         self.loaded = True
 
-    @on(DataTable.RowHighlighted)
-    def _highlighted(self, _: DataTable.RowHighlighted) -> None:
+    def _fill(self) -> None:
+        table = self.query_one("#review-table", RowTable)
+        table.set_rows((narrow_cells if self.narrow else cells)(row) for row in self.rows)
+
+    @on(RowTable.RowHighlighted)
+    def _highlighted(self, _: RowTable.RowHighlighted) -> None:
         self._detail()
 
     def _detail(self) -> None:
@@ -227,11 +233,14 @@ class ReviewScreen(Screen[None]):
                 f" · {f.kind} {f.target}" + (f" (now “{f.now}”)" if f.now else "")
                 for f in row.item.flags
             )
-            text = f"“{c.quote}” · turn {c.turn}{flags} · {row.note.path}"
+            quote = f"“{c.quote}”" + (f" · turn {c.turn}" if c.turn else "") if c.quote else ""
+            # the item in full first: its column is cut in a narrow terminal, or by a long value
+            parts = (narrow_cells(row)[1], quote, flags.removeprefix(" · "), row.note.path)
+            text = " · ".join(x for x in parts if x)
         self.query_one("#review-detail", Static).update(text)
 
     def current(self) -> Row | None:
-        table = self.query_one("#review-table", DataTable)
+        table = self.query_one("#review-table", RowTable)
         if not self.rows or not 0 <= table.cursor_row < len(self.rows):
             return None
         return self.rows[table.cursor_row]
@@ -243,28 +252,29 @@ class ReviewScreen(Screen[None]):
         if row is None:
             return
         if any(f.kind == "contradicts" for f in row.item.flags):
-            self._preview(row.item.id)
+            self._preview(row)
         else:
-            self._decide("accept", row.item.id)
+            self._decide("accept", row.item.id, seen=row.item.candidate)
 
     @work(thread=True, exclusive=True, group="review-write")
-    def _preview(self, item_id: str) -> None:
+    def _preview(self, row: Row) -> None:
         app = self.vaultmem
         try:
-            diff = app.vault.captures.preview(item_id)
+            diff = app.vault.captures.preview(row.item.id)
         except VaultmemError as exc:
             app.call_from_thread(self.notify, str(exc), title="not accepted", severity="error")
             return
-        app.call_from_thread(self._confirm, item_id, diff)
+        app.call_from_thread(self._confirm, row, diff)
 
-    def _confirm(self, item_id: str, diff: str | None) -> None:
+    def _confirm(self, row: Row, diff: str | None) -> None:
+        item_id = row.item.id
         if not diff:
-            self._decide("accept", item_id)
+            self._decide("accept", item_id, seen=row.item.candidate)
             return
 
         def answered(apply: bool | None) -> None:
             if apply:
-                self._decide("accept", item_id)
+                self._decide("accept", item_id, seen=row.item.candidate)
             else:
                 self.notify("Nothing was written.", title="review")
 
@@ -273,7 +283,7 @@ class ReviewScreen(Screen[None]):
     def action_reject(self) -> None:
         row = self.current()
         if row is not None:
-            self._decide("reject", row.item.id)
+            self._decide("reject", row.item.id, seen=row.item.candidate)
 
     def action_edit(self) -> None:
         row = self.current()
@@ -303,34 +313,50 @@ class ReviewScreen(Screen[None]):
         )
 
     def action_undo(self) -> None:
-        if self.last is None:
-            self.notify("Nothing to undo.", title="review")
-            return
+        """Undo the last decision made here, else the latest one kept (this session's or an
+        earlier one's: pressed again, it goes further back)."""
         self._decide("undo", self.last)
 
     @work(thread=True, exclusive=True, group="review-write")
     def _decide(
-        self, action: str, item_id: str | None, value: str | None = None, threshold: float = 1.0
+        self,
+        action: str,
+        item_id: str | None,
+        value: str | None = None,
+        threshold: float = 1.0,
+        seen: Candidate | None = None,
     ) -> None:
         app = self.vaultmem
         captures = app.vault.captures
+        shown = {item_id: seen} if item_id and seen else None
+        last: str | None = None
         try:
-            if action == "accept" and item_id:
-                messages = [d.message for d in captures.accept([item_id])]
-            elif action == "reject" and item_id:
-                messages = [d.message for d in captures.reject([item_id])]
+            if action in ("accept", "reject") and item_id:
+                decide = captures.accept if action == "accept" else captures.reject
+                decisions = decide([item_id], seen=shown)
+                messages = [d.message for d in decisions]
+                if any(d.status == "refused" for d in decisions):
+                    app.call_from_thread(
+                        self.notify, messages[0], title="nothing written", severity="warning"
+                    )
+                    app.call_from_thread(self.reload)
+                    return
+                last = item_id
             elif action == "edit" and item_id:
                 messages = [captures.edit(item_id, value=value).message]
             elif action == "accept-above":
                 done = captures.accept(all_items=True, min_confidence=threshold)
                 messages = [f"accepted {len(done)} item{'s' * (len(done) != 1)} ≥ {threshold}"]
             else:
-                messages = [captures.undo(item_id or "").message]
+                try:
+                    messages = [captures.undo(item_id).message]
+                except CaptureNotFound:
+                    app.call_from_thread(self.notify, "Nothing to undo.", title="review")
+                    return
         except VaultmemError as exc:
             app.call_from_thread(self.notify, str(exc), title="nothing written", severity="error")
             app.call_from_thread(self.reload)
             return
-        last = item_id if action in ("accept", "reject") else None
         app.call_from_thread(self._decided, messages, last)
 
     def _decided(self, messages: list[str], last: str | None) -> None:
