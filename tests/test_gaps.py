@@ -466,6 +466,9 @@ def test_gap_rows_name_the_note_each_row_opens() -> None:
     with pytest.raises(KeyError) as raised:
         gap_class("nope")
     assert raised.value.args == ("nope",)
+    with pytest.raises(KeyError) as raised:
+        gap_rows(report, "nope")  # type: ignore[arg-type]
+    assert raised.value.args == ("nope",)
 
 
 def test_expiry_without_a_date_counts_from_the_files_modification_time(
