@@ -92,7 +92,9 @@ def test_edits_outside_the_note_or_over_two_lines_are_refused_with_the_reason() 
     lines = _lines("a\nb\n")
     for number in (3, -1):
         with pytest.raises(
-            EditDoesNotApply, match=rf"line {number} is outside the note \(it has 2 lines\)"
+            EditDoesNotApply,
+            match=rf"^line {number} is outside the note \(it has 2 lines\); the note may have"
+            r" changed since it was indexed$",
         ):
             edit.insert_after(lines, number, "x")
     with pytest.raises(
@@ -148,3 +150,10 @@ def test_unified_diff_is_a_patch_with_a_line_end_on_every_row() -> None:
     assert edit.unified_diff("x/n.md", before, after) == (
         "--- a/x/n.md\n+++ b/x/n.md\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
     )
+
+
+def test_broken_utf16_names_the_byte_in_the_file() -> None:
+    from vaultmem.edit.text import Undecodable
+
+    with pytest.raises(Undecodable, match=r"not valid UTF-16 \(byte 4\)"):
+        decode(b"\xff\xfe" + b"a\x00b")  # the BOM, "a", then half a character at byte 4
