@@ -461,7 +461,7 @@ def test_search_format_text_json_openclaw(notes: Path) -> None:
 def linked(tmp_path: Path) -> Path:
     """A chain A -> B -> C -> D, a four-note clique P Q R S, and X <-> Y."""
     root = tmp_path / "g"
-    files = {
+    files: dict[str, str | bytes] = {
         ".obsidian/app.json": "{}",
         "A.md": "[[B]]\n",
         "B.md": "[[C]]\n",

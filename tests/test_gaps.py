@@ -12,9 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_VAULT, MakeVault, write_files
+from vaultmem.edit import Change
 from vaultmem.gaps import (
     GAP_CLASSES,
+    ExpiredNote,
     GapRow,
+    GapsReport,
+    Suggestion,
+    WantedNote,
     apply_alias_fixes,
     gap_class,
     gap_counts,
@@ -22,7 +27,8 @@ from vaultmem.gaps import (
     gaps_report,
     plan_alias_fixes,
 )
-from vaultmem.vault import Vault
+from vaultmem.health import LinkProblem
+from vaultmem.vault import Applied, Vault
 
 NOW = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
 
@@ -406,3 +412,254 @@ def test_sections_close_in_meaning_are_suggested(tmp_path: Path) -> None:
         (s.source, s.target) for s in close
     }
     assert all(s.source != s.target for s in close)
+
+
+# --------------------------------------------------------------------------- found by mutation
+# Each test below kills mutants of vaultmem/gaps.py that the tests above let through
+# (docs/TESTING.md, "gap report").
+
+
+def _report(**fields: object) -> GapsReport:
+    empty: dict[str, object] = {key: () for key in GapsReport.__dataclass_fields__}
+    return GapsReport(**{**empty, "notes": 0, **fields})  # type: ignore[arg-type]
+
+
+def test_a_share_of_all_notes_is_a_percentage_to_one_decimal() -> None:
+    report = _report(notes=8)
+    assert [report.percent(n) for n in (0, 1, 3, 8)] == [0.0, 12.5, 37.5, 100.0]
+    assert _report(notes=3).percent(2) == 66.7
+    assert _report(notes=0).percent(2) == 0.0  # no notes: no share, and no division by zero
+
+
+def test_gap_rows_name_the_note_each_row_opens() -> None:
+    problem = LinkProblem("log.md", 4, "[[Bob]]", "'Bob' is an alias of Robert.md", None)
+    report = _report(
+        notes=9,
+        orphans=("o.md",),
+        dead_ends=("d.md",),
+        weakly_linked=("w.md",),
+        wanted=(
+            WantedNote("Three", ("a.md", "b.md", "c.md")),
+            WantedNote("Two", ("a.md", "b.md")),
+            WantedNote("One", ("a.md",)),
+            WantedNote("Nobody", ()),
+        ),
+        alias_fixable=(problem,),
+        bridges=(("a.md", "b.md"),),
+        suggestions=(Suggestion("s.md", "t.md", "both have #x"),),
+        expired=(ExpiredNote("e.md", "session", "2026-11-02T00:00:00+00:00"),),
+    )
+    assert gap_rows(report, "orphans") == (GapRow(("o.md",), "o.md"),)
+    assert gap_rows(report, "dead_ends") == (GapRow(("d.md",), "d.md"),)
+    assert gap_rows(report, "weakly_linked") == (GapRow(("w.md",), "w.md"),)
+    assert gap_rows(report, "wanted") == (
+        GapRow(("Three", "3 notes: a.md, b.md, c.md"), "a.md"),  # three: no "…" yet
+        GapRow(("Two", "2 notes: a.md, b.md"), "a.md"),
+        GapRow(("One", "1 note: a.md"), "a.md"),
+        GapRow(("Nobody", "0 notes: "), None),
+    )
+    # a problem without a fix shows an empty fix cell
+    assert gap_rows(report, "alias_fixable") == (GapRow(("log.md:4", "[[Bob]]", ""), "log.md"),)
+    assert gap_rows(report, "bridges") == (GapRow(("a.md — b.md",), "a.md"),)
+    assert gap_rows(report, "suggestions") == (GapRow(("s.md", "t.md", "both have #x"), "s.md"),)
+    assert gap_rows(report, "expired") == (GapRow(("e.md", "session", "2026-11-02"), "e.md"),)
+    with pytest.raises(KeyError) as raised:
+        gap_class("nope")
+    assert raised.value.args == ("nope",)
+    with pytest.raises(KeyError) as raised:
+        gap_rows(report, "nope")  # type: ignore[arg-type]
+    assert raised.value.args == ("nope",)
+
+
+def test_expiry_without_a_date_counts_from_the_files_modification_time(
+    make_vault: MakeVault,
+) -> None:
+    """The clock starts at the file's mtime (an aware UTC time); expired *at* that moment."""
+    vault = make_vault({"scratch.md": "---\ndecay: session\n---\nthrowaway\n"})
+    written = dt.datetime(2026, 11, 1, 6, 30, 15, tzinfo=dt.UTC)
+    os.utime(vault.root / "scratch.md", (written.timestamp(), written.timestamp()))
+    vault.reindex(embed=False)
+    end = written + dt.timedelta(days=1)
+    assert gaps_report(vault, now=end - dt.timedelta(microseconds=1)).expired == ()
+    (expired,) = gaps_report(vault, now=end).expired
+    assert (expired.path, expired.tier, expired.expired_at) == (
+        "scratch.md",
+        "session",
+        "2026-11-02T06:30:15+00:00",
+    )
+    # without a clock given, now (an aware time: it is compared with the note's expiry)
+    assert [e.path for e in gaps_report(vault).expired] == ["scratch.md"]
+
+
+def test_suggestions_never_involve_a_persona_on_either_side(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "Solar Inverter.md": "An orphan about the device.\n",
+            "coach.md": "---\ntype: persona\n---\nAsk about the solar inverter first.\n",
+            "log.md": "The solar inverter tripped. [[other]]\n",
+            "other.md": "[[log]]\n",
+        }
+    )
+    vault.reindex(embed=False)
+    pairs = {(s.source, s.target) for s in gaps_report(vault, now=NOW).suggestions}
+    assert ("log.md", "Solar Inverter.md") in pairs
+    assert not any("coach.md" in pair for pair in pairs)
+
+
+def test_mentions_suggest_each_unlinked_note_once_and_never_a_linked_one(
+    make_vault: MakeVault,
+) -> None:
+    vault = make_vault(
+        {
+            "Ax.md": "A short title is never searched for: ax ax ax.\n",
+            "Kiln.md": "The kiln is mine: it mentions itself. [[glaze]]\n",
+            "glaze.md": "Linked from the kiln's note: the kiln is not suggested here.\n",
+            "Dead.md": "A dead end, mentioned only by the note linking it.\n",
+            "sink.md": "[[Dead]] is dead, we know. [[one]]\n",
+            "one.md": "We fired the kiln at noon. [[two]]\n",
+            "two.md": "The kiln cracked. [[one]]\n",
+            "Große Straße.md": "Linked from nowhere.\n",
+            "walk.md": "Down the große straße again. [[one]]\n",
+        }
+    )
+    vault.reindex(embed=False)
+    found = [
+        (s.source, s.target, s.evidence)
+        for s in gaps_report(vault, now=NOW).suggestions
+        if "mentions" in s.evidence
+    ]
+    assert found == [
+        ("walk.md", "Große Straße.md", "mentions “Große Straße” (section at line 1)"),
+        ("one.md", "Kiln.md", "mentions “Kiln” (section at line 1)"),
+        ("two.md", "Kiln.md", "mentions “Kiln” (section at line 1)"),
+    ]
+
+
+def test_mentions_are_capped_at_five_notes(make_vault: MakeVault) -> None:
+    files = {f"m{i}.md": f"The kiln again, note {i}. [[hub]]\n" for i in range(8)}
+    vault = make_vault({**files, "Kiln.md": "alone\n", "hub.md": "[[m0]]\n"})
+    vault.reindex(embed=False)
+    mentions = [s for s in gaps_report(vault, now=NOW).suggestions if s.target == "Kiln.md"]
+    assert len(mentions) == 5
+
+
+def test_shared_rare_labels_suggest_each_unlinked_pair_once(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "a.md": "#kiln #glaze #clay #wheel alone\n",
+            "b.md": "#kiln #glaze #clay #wheel alone too\n",
+            "c.md": "#kiln [[d]]\n",
+            "d.md": "#kiln\n",
+        }
+    )
+    vault.reindex(embed=False)
+    found = {
+        (s.source, s.target): s.evidence
+        for s in gaps_report(vault, now=NOW).suggestions
+        if s.evidence.startswith("both have")
+    }
+    # the three first labels, sorted; c and d are linked already, so never suggested together
+    assert found["a.md", "b.md"] == "both have #clay, #glaze, #kiln"
+    assert found["b.md", "a.md"] == "both have #clay, #glaze, #kiln"
+    assert found["a.md", "c.md"] == "both have #kiln"
+    assert ("c.md", "d.md") not in found and ("d.md", "c.md") not in found
+    assert all(source != target for source, target in found)
+
+
+# The fake embedder counts words into 32 hashed slots; "alpha", "beta", "gamma" and "delta" fall
+# in four different slots, so a note of all four and a section of "alpha" alone are exactly
+# 0.5 apart in cosine: the threshold, which counts as close.
+FAR_ENOUGH = "alpha beta gamma delta"
+
+
+def test_sections_close_in_meaning_name_their_heading_and_cosine(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "Aaa.md": "",  # a gap note without vectors: skipped, the next ones still looked at
+            "Lonely.md": f"{FAR_ENOUGH}\n",
+            "twin.md": f"{FAR_ENOUGH}\n",
+            "half.md": "alpha\n",
+            "titled.md": f"## {FAR_ENOUGH}\n",
+            "Linked.md": f"{FAR_ENOUGH} [[friend]]\n",
+            "friend.md": f"{FAR_ENOUGH}\n",
+        }
+    )
+    vault.reindex()
+    close = {
+        (s.source, s.target): s.evidence
+        for s in gaps_report(vault, now=NOW).suggestions
+        if "close in meaning" in s.evidence
+    }
+    assert close["Lonely.md", "twin.md"] == "close in meaning, cosine 1.00"
+    assert close["Lonely.md", "half.md"] == "close in meaning, cosine 0.50"
+    assert close["Lonely.md", "titled.md"].startswith(f"close in meaning (“{FAR_ENOUGH}”), ")
+    assert not any(source == target for source, target in close)
+    assert ("Linked.md", "friend.md") not in close and ("friend.md", "Linked.md") not in close
+
+
+def test_close_sections_are_the_twelve_nearest(make_vault: MakeVault) -> None:
+    files = {f"n{i:02}.md": "alpha beta gamma\n" for i in range(15)}
+    vault = make_vault({**files, "Lonely.md": f"{FAR_ENOUGH}\n"})
+    vault.reindex()
+    close = [s for s in gaps_report(vault, now=NOW).suggestions if s.source == "Lonely.md"]
+    assert len(close) == 11  # twelve nearest sections, its own among them
+
+
+def test_alias_fix_plan_shows_the_diff_and_goes_on_past_notes_it_cannot_fix(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(
+        {
+            "a.md": "[Bob](Bob.md) only a markdown link\n",  # reported, but no wikilink to fix
+            "b.md": "[[Bob]]\n",
+            "c.md": "see [[Bob]] and [[bob]]\n",
+            "Robert.md": "---\naliases: [Bob]\n---\n",
+        }
+    )
+    (vault.root / "b2.md").symlink_to("b.md")  # the same file under a second name
+    vault.reindex(embed=False)
+    real = vault.alias_fixable()
+    stale = (
+        LinkProblem("a.md", 2, "[[Bob]]", "a line past the end", "[[Robert|Bob]]"),
+        LinkProblem("b.md", 1, "[[Bob]]", "no fix", None),
+        LinkProblem("c.md", 1, "[Bob](Bob.md)", "not a wikilink", "[[Robert|Bob]]"),
+        LinkProblem("c.md", 1, "[[Bob]] too", "more than one link", "[[Robert|Bob]]"),
+    )
+    monkeypatch.setattr(vault, "alias_fixable", lambda: (*stale, *real))
+    plan = plan_alias_fixes(vault)
+    assert [(f.path, f.fixes) for f in plan.files] == [("b.md", 1), ("c.md", 2)]
+    assert plan.files[1].diff == (
+        "--- a/c.md\n+++ b/c.md\n@@ -1 +1 @@\n"
+        "-see [[Bob]] and [[bob]]\n+see [[Robert|Bob]] and [[Robert|bob]]\n"
+    )
+    monkeypatch.undo()
+    result = apply_alias_fixes(vault, plan)
+    assert (result.fixed, result.written, result.refused) == (3, ("b.md", "c.md"), ())
+
+
+def test_apply_alias_fixes_waits_as_long_as_asked_and_says_why_a_note_was_refused(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(
+        {"a.md": "[[Bob]]\n", "b.md": "[[Bob]]\n", "Robert.md": "---\naliases: [Bob]\n---\n"}
+    )
+    vault.reindex(embed=False)
+    plan = plan_alias_fixes(vault)
+    waits: list[float] = []
+    apply = vault.apply
+
+    def spy(change: Change, *, wait: float = -1.0) -> Applied:
+        waits.append(wait)
+        return apply(change, wait=wait)
+
+    monkeypatch.setattr(vault, "apply", spy)
+    (vault.root / "b.md").write_text("[[Bob]] changed meanwhile\n", encoding="utf-8")
+    result = apply_alias_fixes(vault, plan, wait=7.5)
+    assert waits == [7.5, 7.5]
+    assert result.written == ("a.md",)
+    ((path, reason, changed),) = [(r.path, r.reason, r.changed) for r in result.refused]
+    assert (path, changed) == ("b.md", True) and "b.md" in reason and "changed" in reason
+    waits.clear()
+    vault.reindex(embed=False)
+    assert apply_alias_fixes(vault, plan_alias_fixes(vault)).written == ("b.md",)
+    assert waits == [60.0]

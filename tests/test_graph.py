@@ -727,3 +727,97 @@ def test_clusters_do_not_depend_on_string_hashing() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1 and "Cluster(" in outputs.pop()
+
+
+# --- found by mutation (docs/TESTING.md, "graph") ------------------------------------------------
+
+
+def test_embeds_between_two_nodes_add_up() -> None:
+    G = build_graph(
+        [GraphNode("a", "note", "A"), GraphNode("img.png", "attachment", "img.png")],
+        [GraphEdge("a", "img.png", "embeds", embed=True)] * 3,
+    )
+    assert G.edges["a", "img.png"]["embeds"] == 3
+
+
+def test_links_walked_backwards_are_limited_to_the_relations_too() -> None:
+    G = notes("a>b:links_to", "c>b:depends_on")
+    assert isinstance(shortest_path(G, "b", "a", relations={"depends_on"}), NoPath)
+    assert shortest_path(G, "b", "c", relations={"depends_on"}) == PathResult(
+        "b", "c", (back("b", "c", "depends_on"),)
+    )
+
+
+def test_a_graph_that_gained_a_node_numbers_its_components_again() -> None:
+    G = notes("a>b", alone=["c"])
+    assert isinstance(shortest_path(G, "a", "c"), NoPath)  # numbers the components, kept in G
+    G.add_node("d", kind="note", title="D", tags=())
+    G.add_edge("d", "c", relations={"links_to": 1}, count=1, embeds=0)
+    no_path = shortest_path(G, "a", "d")
+    assert isinstance(no_path, NoPath)
+    assert (no_path.end_component, no_path.end_component_size) == (1, 2)
+
+
+def test_clusters_drop_small_communities_and_keep_the_larger_ones_after_them() -> None:
+    G = notes("a>b", "c>d", "d>e", "e>c", "f>g", "g>h", "h>f")  # Louvain yields {a, b} first
+    assert [c.members for c in clusters(G)] == [("c", "d", "e"), ("f", "g", "h")]
+
+
+def test_clusters_of_an_ambiguous_ring_are_the_same_every_time() -> None:
+    """A ring of twelve splits many ways (Louvain without a seed gives a dozen answers in
+    twenty runs): the fixed seed gives this one, every time."""
+    ring = notes(*[f"r{i:02}>r{(i + 1) % 12:02}" for i in range(12)])
+    expected = [("r04", "r05", "r06", "r07"), ("r01", "r02", "r03"), ("r08", "r09", "r10")]
+    for _ in range(8):
+        assert [c.members for c in clusters(ring)] == expected
+
+
+def test_cycles_are_of_notes_only_largest_first_then_by_first_id() -> None:
+    pairs = [("x", "y"), ("y", "z"), ("z", "x"), ("a", "d"), ("d", "a"), ("b", "c"), ("c", "b")]
+    pairs += [("q", "img.png"), ("img.png", "q")]  # a loop through an attachment is no cycle
+    G = build_graph(
+        [GraphNode(i, "note", i) for i in ("a", "b", "c", "d", "x", "y", "z", "q")]
+        + [GraphNode("img.png", "attachment", "img.png")],
+        [GraphEdge(s, d, "links_to") for s, d in pairs],
+    )
+    # (a, d) before (b, c) by first id, though (b, c) has the smaller second id
+    assert cycles(G) == [("x", "y", "z"), ("a", "d"), ("b", "c")]
+
+
+def test_islands_of_up_to_five_notes_are_isolated_clusters() -> None:
+    main = [f"m{i}>m{i + 1}" for i in range(7)]
+    five = [f"f{i}>f{i + 1}" for i in range(4)]
+    six = [f"s{i}>s{i + 1}" for i in range(5)]
+    G = notes(*main, *five, *six)
+    assert isolated_clusters(G) == [("f0", "f1", "f2", "f3", "f4")]
+    assert isolated_clusters(G, max_size=6)[0] == ("s0", "s1", "s2", "s3", "s4", "s5")
+
+
+def test_wanted_notes_rank_by_how_many_notes_want_them() -> None:
+    G = build_graph(
+        [GraphNode(n, "note", n) for n in ("a", "b")]
+        + [
+            GraphNode("wanted:alpha", "wanted", "alpha"),
+            GraphNode("wanted:zulu", "wanted", "zulu"),
+        ],
+        [
+            GraphEdge("a", "wanted:alpha", "links_to"),
+            GraphEdge("a", "wanted:zulu", "links_to"),
+            GraphEdge("b", "wanted:zulu", "links_to"),
+        ],
+    )
+    assert wanted_ranked(G) == [("wanted:zulu", 2), ("wanted:alpha", 1)]
+
+
+def test_a_connection_limited_both_ways_says_what_to_relax(mixed: nx.DiGraph) -> None:
+    both = connect(
+        mixed, "work/Plan.md", "home/Trip.md", relations={"links_to", "embeds"}, directed=True
+    )
+    assert both.directed and not both.found
+    assert both.why_not()[-1] == (
+        "They are linked, but not within 5 hops along those relations, following links only as"
+        " written: allow more hops, more relations or both directions."
+    )
+    # directed reaches the search: the path exists only against a link's direction
+    assert not connect(mixed, "wanted:ideas", "work/Plan.md", directed=True).found
+    assert connect(mixed, "wanted:ideas", "work/Plan.md").found
