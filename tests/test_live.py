@@ -15,7 +15,7 @@ from vaultmem.live import Freshness, refresh
 from vaultmem.vault import Vault
 
 
-def _wait(event: threading.Event | None, condition: object = None, timeout: float = 30.0) -> None:
+def _wait(event: threading.Event | None, condition: object = None, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if event is not None and event.is_set():
