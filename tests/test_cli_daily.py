@@ -112,6 +112,19 @@ def test_get_errors(indexed: Path, ref: str, code: int, message: str) -> None:
 WATCH_TEST_S = 900
 
 
+# Python with Ctrl+C as a terminal gives it. A suite started in the background by a shell
+# without job control (`make test &`, `nohup … &`: how long runs are started) hands every
+# child SIGINT ignored, and Python keeps it so: the watch then never heard `stop()`'s Ctrl+C
+# and the test failed after its deadline ("watch still ran 240 s after SIGINT"), in such runs
+# only. The child restores the default before it becomes vaultmem.
+CTRL_C = (
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])",
+)
+
+
 class Watch:
     """`vaultmem watch --json` in a process of its own, read line by line as it prints.
 
@@ -123,7 +136,7 @@ class Watch:
     def __init__(self, vault: Path, *args: str, within: tuple[str, ...] = ()) -> None:
         env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
         self.err_path = vault.parent / "watch.stderr"
-        command = [sys.executable, "-m", "vaultmem", "--vault", str(vault), "watch", "--json"]
+        command = [*CTRL_C, "-m", "vaultmem", "--vault", str(vault), "watch", "--json"]
         with self.err_path.open("wb") as err:
             self.process = subprocess.Popen(
                 [*within, *command, *args],
