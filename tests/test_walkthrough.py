@@ -180,3 +180,25 @@ async def test_5_connect_an_mcp_client(folders: dict[str, Path], home: Path) -> 
                 section.content[1].text
                 == "## Sizing\n\n8 kW for the whole house, see [[Insulation]]."
             )  # type: ignore[union-attr]
+            # an agent remembers: a fact stored with the revision it read, refused on a stale
+            # one, then recalled when the conversation comes back to the note
+            digest = section.structured_content["digest"]  # type: ignore[index]
+            stored = await client.call_tool(
+                "store_fact",
+                {"entity": "Heat pump", "key": "installer", "value": "Nordwärme", "digest": digest},
+            )
+            assert not stored.is_error and stored.structured_content is not None
+            assert stored.structured_content["status"] == "added"
+            assert stored.structured_content["path"] == "Heat pump.md"
+            assert "installer:: Nordwärme" in (plain / "Heat pump.md").read_text(encoding="utf-8")
+            stale = await client.call_tool(
+                "store_fact",
+                {"entity": "Heat pump", "key": "installer", "value": "other", "digest": digest},
+            )
+            assert stale.is_error and "changed since you read it" in stale.content[0].text  # type: ignore[union-attr]
+            recalled = await client.call_tool(
+                "recall", {"message": "where did we leave off with the heat pump?"}
+            )
+            assert not recalled.is_error and recalled.structured_content is not None
+            assert recalled.structured_content["continuation"] is True
+            assert "installer = Nordwärme" in recalled.content[0].text  # type: ignore[union-attr]

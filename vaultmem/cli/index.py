@@ -124,7 +124,7 @@ def reindex_cmd(
     metavar="N",
     help="Stop after N refreshes (the first is the catch-up at start; 2 waits for one change).",
 )
-@json_option("each refresh (one object per line)")
+@json_option("each refresh", per_line=True)
 @click.pass_obj
 def watch(obj: Ctx, count: int | None, as_json: bool) -> None:
     """Keep the index fresh while you edit, and say what changed.
