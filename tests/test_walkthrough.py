@@ -77,6 +77,15 @@ def test_1_install(home: Path) -> None:
     assert start.index("vaultmem init") < start.index("vaultmem search")
 
 
+def test_1_the_help_tells_what_the_readme_tells(home: Path) -> None:
+    """`mcp --help` named 8 tools, "All read-only", while the server has 19 and four write;
+    `--help` left out the `minilm` embedder the README recommends for small vaults."""
+    mcp = vaultmem("mcp", "--help", cwd=home, home=home).stdout
+    assert "All read-only" not in mcp
+    assert all(tool in mcp for tool in TOOLS), sorted(t for t in TOOLS if t not in mcp)
+    assert "minilm" in vaultmem("--help", cwd=home, home=home).stdout
+
+
 @pytest.mark.parametrize("kind", ["obsidian", "plain"])
 def test_2_index_your_own_folder(folders: dict[str, Path], home: Path, kind: str) -> None:
     folder = folders[kind]

@@ -45,8 +45,8 @@ COMMAND_MODULES = (index, notes, related, graph, gaps, persona, memory, capture,
     metavar="SPEC",
     envvar="VAULTMEM_EMBEDDER",
     show_envvar=True,
-    help="Embedding model: wordllama (bundled, default), ollama[:MODEL], openai:MODEL, "
-    "sentence-transformers:NAME.",
+    help="Embedding model: wordllama (bundled, default), minilm (the 'minilm' extra), "
+    "ollama[:MODEL], openai:MODEL, sentence-transformers:NAME.",
 )
 @click.option(
     "--llm",
