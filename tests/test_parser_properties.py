@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,13 +15,15 @@ from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note, split_front_matter
 from vaultmem.scan import Unreadable, decode_note
 
-# A per-example deadline catches a hang or a quadratic blow-up on inputs of a few kilobytes;
-# it is generous because these machines are often loaded (a slow example is rerun before
-# Hypothesis calls it a failure). No example database: nothing is written into the repo.
+# No per-example deadline: a 5 s one fails the test when the machine starves it of CPU
+# (Hypothesis reruns a slow example, and one fast the second time is "unreliable timings", a
+# failure). A hang ends at pytest's per-test timeout; the parser's bounds on hostile bodies
+# are checked in tests/test_parser_bounded.py (inputs that took minutes to days before, with
+# a 120 s deadline). No example database: nothing is written into the repo.
 CHECKED = settings(
     # VAULTMEM_HYPOTHESIS_EXAMPLES=5000 for a longer hunt than CI's
     max_examples=int(os.environ.get("VAULTMEM_HYPOTHESIS_EXAMPLES", "300")),
-    deadline=timedelta(seconds=5),
+    deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -23,7 +23,7 @@ from vaultmem.vault import Vault
 CHECKED = settings(
     # VAULTMEM_HYPOTHESIS_EXAMPLES=5000 for a longer hunt than CI's
     max_examples=int(os.environ.get("VAULTMEM_HYPOTHESIS_EXAMPLES", "300")),
-    deadline=timedelta(seconds=5),
+    deadline=None,  # not the clock: see tests/test_parser_properties.py; a hang ends at 300 s
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

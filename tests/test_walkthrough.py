@@ -77,6 +77,15 @@ def test_1_install(home: Path) -> None:
     assert start.index("vaultmem init") < start.index("vaultmem search")
 
 
+def test_1_the_help_tells_what_the_readme_tells(home: Path) -> None:
+    """`mcp --help` named 8 tools, "All read-only", while the server has 19 and four write;
+    `--help` left out the `minilm` embedder the README recommends for small vaults."""
+    mcp = vaultmem("mcp", "--help", cwd=home, home=home).stdout
+    assert "All read-only" not in mcp
+    assert all(tool in mcp for tool in TOOLS), sorted(t for t in TOOLS if t not in mcp)
+    assert "minilm" in vaultmem("--help", cwd=home, home=home).stdout
+
+
 @pytest.mark.parametrize("kind", ["obsidian", "plain"])
 def test_2_index_your_own_folder(folders: dict[str, Path], home: Path, kind: str) -> None:
     folder = folders[kind]
@@ -180,3 +189,25 @@ async def test_5_connect_an_mcp_client(folders: dict[str, Path], home: Path) -> 
                 section.content[1].text
                 == "## Sizing\n\n8 kW for the whole house, see [[Insulation]]."
             )  # type: ignore[union-attr]
+            # an agent remembers: a fact stored with the revision it read, refused on a stale
+            # one, then recalled when the conversation comes back to the note
+            digest = section.structured_content["digest"]  # type: ignore[index]
+            stored = await client.call_tool(
+                "store_fact",
+                {"entity": "Heat pump", "key": "installer", "value": "Nordwärme", "digest": digest},
+            )
+            assert not stored.is_error and stored.structured_content is not None
+            assert stored.structured_content["status"] == "added"
+            assert stored.structured_content["path"] == "Heat pump.md"
+            assert "installer:: Nordwärme" in (plain / "Heat pump.md").read_text(encoding="utf-8")
+            stale = await client.call_tool(
+                "store_fact",
+                {"entity": "Heat pump", "key": "installer", "value": "other", "digest": digest},
+            )
+            assert stale.is_error and "changed since you read it" in stale.content[0].text  # type: ignore[union-attr]
+            recalled = await client.call_tool(
+                "recall", {"message": "where did we leave off with the heat pump?"}
+            )
+            assert not recalled.is_error and recalled.structured_content is not None
+            assert recalled.structured_content["continuation"] is True
+            assert "installer = Nordwärme" in recalled.content[0].text  # type: ignore[union-attr]

@@ -39,7 +39,7 @@ APPLY_RACE = textwrap.dedent(
     source = vault.read_for_edit("people/Maya.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 2, text))
     ready.write_text("ready")
-    give_up = time.monotonic() + 120  # never spin on after the test is gone
+    give_up = time.monotonic() + 600  # never spin on after the test is gone
     while not go.exists():
         if time.monotonic() > give_up:
             sys.exit(99)

@@ -15,16 +15,22 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from vaultmem.errors import NoIndex
 from vaultmem.indexer import ReindexReport
 from vaultmem.scan import excluded
 from vaultmem.vault import Vault
 
+if TYPE_CHECKING:
+    from watchfiles._rust_notify import RustNotify
+
 log = logging.getLogger(__name__)
 
 OnChange = Callable[[frozenset[str]], None]
 STEP_MS = 100
+POLL_MS = 1_000  # how often a vault is scanned when the system cannot watch it
+READY_WAIT = 120.0  # seconds the catch-up waits for the watcher to be in place
 FULL_GC_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
 
 
@@ -66,6 +72,9 @@ class Freshness:
         index = os.path.realpath(vault.index_path)
         self._own_files = {index + s for s in ("", "-wal", "-shm", "-journal", ".lock")}
         self.ready = threading.Event()  # set once the watcher runs (or failed to start)
+        self.polling = False  # the system could not watch: the vault is scanned every POLL_MS
+        self.failure: str | None = None  # why nothing watches the vault (set with `ready`)
+        self._catch_up = False  # the first refresh after start(check_now=True) is due
 
     def start(self, check_now: bool = True) -> None:
         """Start watching; with `check_now`, the first `ensure_fresh()` reindexes (edits made
@@ -73,6 +82,7 @@ class Freshness:
         if self._thread is not None:
             return
         if check_now:
+            self._catch_up = True
             self._pending.set()
         self._thread = threading.Thread(target=self._watch, name="vaultmem-watch", daemon=True)
         self._thread.start()
@@ -98,6 +108,12 @@ class Freshness:
         left to do (unless more changed meanwhile)."""
         if not self._pending.is_set():
             return None
+        if self._catch_up:
+            # The catch-up scans the disk once the watcher is in place: what changed before it
+            # watched is in the scan, what changes after is its to report. A catch-up done
+            # first missed an edit made between its scan and the watcher's start.
+            self.ready.wait(READY_WAIT)
+            self._catch_up = False
         with self._refresh:
             if not self._pending.is_set():
                 return None
@@ -124,11 +140,31 @@ class Freshness:
             return None
         return rel
 
-    def _watch(self) -> None:
+    def _notifier(self) -> RustNotify:
+        """inotify/FSEvents on the vault; when the system refuses (on Linux, a limit on inotify
+        instances or watches, shared by every program of the user), polling, said once."""
         from watchfiles._rust_notify import RustNotify
 
+        root = [str(self.vault.root)]
         try:
-            with RustNotify([str(self.vault.root)], False, False, 300, True, True) as notify:
+            return RustNotify(root, False, False, POLL_MS, True, True)
+        except FileNotFoundError:
+            raise
+        except Exception as exc:  # the Rust side raises several kinds
+            log.warning(
+                "vaultmem: the system cannot watch %s for changes (%s); looking for changes "
+                "every %g s instead (on Linux, raising fs.inotify.max_user_instances or "
+                "fs.inotify.max_user_watches with sysctl lets it watch)",
+                self.vault.root,
+                exc,
+                POLL_MS / 1000,
+            )
+        self.polling = True
+        return RustNotify(root, False, True, POLL_MS, True, True)
+
+    def _watch(self) -> None:
+        try:
+            with self._notifier() as notify:
                 self.ready.set()
                 while not self._stop.is_set():
                     # wakes every `STEP_MS` to look at the stop event: ~0 CPU while idle
@@ -146,6 +182,7 @@ class Freshness:
                     if self.on_change is not None:
                         self.on_change(paths)
         except Exception as exc:  # the watcher is a convenience: say so, keep serving
+            self.failure = str(exc) or type(exc).__name__
             log.warning(
                 "vaultmem: cannot watch %s for changes (%s); run `vaultmem reindex` after edits",
                 self.vault.root,
@@ -165,6 +202,15 @@ class Refresh:
     edited: tuple[str, ...]
     gone: tuple[str, ...]
     report: ReindexReport
+
+    @property
+    def changed(self) -> bool:
+        """Whether it changed the index: a note new, edited or gone, or an attachment. Events
+        that changed nothing (a chmod, the tail of a write the reindex had already read) make
+        refreshes that did nothing."""
+        return bool(
+            self.new or self.edited or self.gone or self.report.changed or self.report.removed
+        )
 
 
 def note_times(vault: Vault) -> dict[str, float]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DEADLINE_S = 60.0  # generous: these machines are often loaded
+DEADLINE_S = 240.0  # generous: a nice-19 child among nice-0 work gets ~1.5 % of a core
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes | str, int, int]]:

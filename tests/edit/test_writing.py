@@ -531,7 +531,7 @@ RACE = textwrap.dedent(
     source = edit.read_note(root, "people/Maya.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 1, version))
     Path(sys.argv[4]).write_text("ready")
-    give_up = time.monotonic() + 120  # never spin on after the test is gone
+    give_up = time.monotonic() + 600  # never spin on after the test is gone
     while not go.exists():
         if time.monotonic() > give_up:
             sys.exit(99)
@@ -573,7 +573,7 @@ HOLD_THEN_RENAME = textwrap.dedent(
 
     def held(src, dst, **kw):
         inside.write_text("in")  # checked, temporary written, about to rename
-        give_up = time.monotonic() + 120  # never spin on after the test is gone
+        give_up = time.monotonic() + 600  # never spin on after the test is gone
         while not other_locking.exists():
             if time.monotonic() > give_up:
                 sys.exit(99)
@@ -595,7 +595,7 @@ SECOND_WRITER = textwrap.dedent(
     root, start, locking = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     source = edit.read_note(root, "people/Maya.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 1, "# second"))
-    give_up = time.monotonic() + 120  # never spin on after the test is gone
+    give_up = time.monotonic() + 600  # never spin on after the test is gone
     while not start.exists():
         if time.monotonic() > give_up:
             sys.exit(99)

@@ -67,7 +67,7 @@ async def wait_until(
     pilot: Pilot[None],
     condition: Callable[[], object],
     what: str | Callable[[], str],
-    timeout: float = 30.0,
+    timeout: float = 120.0,
 ) -> None:
     """Let the app run until `condition()` holds; fail saying `what` did not happen in time
     (a callable `what` describes the state at that moment).

@@ -56,7 +56,7 @@ class Terminal:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.session)
 
-    def wait_for(self, *texts: str, timeout: float = 60.0) -> str:
+    def wait_for(self, *texts: str, timeout: float = 120.0) -> str:
         """The screen once it shows every one of `texts` at the same time."""
         deadline = time.monotonic() + timeout
         while True:

@@ -62,9 +62,12 @@ def mcp_cmd(
 ) -> None:
     """Serve the vault to AI agents (Claude Code, Codex, Gemini CLI, Cursor…) over MCP.
 
-    Tools: search, read_note, backlinks, find_connections, neighbors, knowledge_gaps,
-    list_personas, persona_context; persona notes as resources. All read-only. The index is
-    built on first start and kept fresh while notes change. Logs go to stderr.
+    Read-only tools: search, read_note, backlinks, related, find_connections, neighbors,
+    knowledge_gaps, list_personas, persona_context, fact_history, episodes, open_loops,
+    recall, gate, review_queue; persona notes as resources. Writes: store_fact, add_episode
+    and resolve_loop (each undoable in the note, nothing deleted), and capture (one capture
+    note in the inbox, for a person to review). The index is built on first start and kept
+    fresh while notes change. Logs go to stderr.
 
     stdio (default): an MCP client starts `vaultmem --vault PATH mcp` itself.
     --http: streamable HTTP at http://HOST:PORT/mcp (and GET /health), for clients that connect.

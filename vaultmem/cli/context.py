@@ -62,13 +62,15 @@ class Ctx:
         return vault
 
 
-def json_option(what: str) -> Callable[[F], F]:
-    """The `--json` flag every read command has (its help names what is printed)."""
+def json_option(what: str, per_line: bool = False) -> Callable[[F], F]:
+    """The `--json` flag every read command has (its help names what is printed; `per_line`
+    for a command that prints one object per line as it goes)."""
+    shape = "one object per line" if per_line else "one object"
     return click.option(
         "--json",
         "as_json",
         is_flag=True,
-        help=f"Print {what} as JSON (one object; see docs/json.md).",
+        help=f"Print {what} as JSON ({shape}; see docs/json.md).",
     )
 
 

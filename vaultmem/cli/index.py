@@ -16,6 +16,7 @@ import click
 from vaultmem import dialect, live
 from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural, progress_bar
 from vaultmem.config import config_path
+from vaultmem.errors import VaultmemError
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import Freshness
 from vaultmem.vault import Stats, Vault
@@ -123,20 +124,28 @@ def reindex_cmd(
     metavar="N",
     help="Stop after N refreshes (the first is the catch-up at start; 2 waits for one change).",
 )
-@json_option("each refresh (one object per line)")
+@json_option("each refresh", per_line=True)
 @click.pass_obj
 def watch(obj: Ctx, count: int | None, as_json: bool) -> None:
     """Keep the index fresh while you edit, and say what changed.
 
     Catches up with what changed since the last reindex, then waits for changes on disk
-    (inotify/FSEvents: no CPU while nothing changes) and reindexes them a moment after the
-    last one, printing the notes new, edited and gone. Runs in the foreground until Ctrl+C
-    (or SIGTERM), which ends it after any reindex in progress, with exit code 0.
+    (inotify/FSEvents: no CPU while nothing changes; where the system refuses, it says so and
+    looks every second) and reindexes them a moment after the last one, printing the notes
+    new, edited and gone. Runs in the foreground until Ctrl+C (or SIGTERM), which ends it after
+    any reindex in progress, with exit code 0.
     """
     vault = obj.vault
     changed = threading.Event()
     freshness = Freshness(vault, on_change=lambda _paths: changed.set())
     freshness.start(check_now=True)
+    freshness.ready.wait(live.READY_WAIT)
+    if freshness.failure is not None:
+        freshness.stop()
+        raise VaultmemError(
+            f"cannot watch {vault.root} for changes ({freshness.failure}); "
+            "run `vaultmem reindex` after edits instead"
+        )
     done = 0
     stop_on_term = signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -149,7 +158,7 @@ def watch(obj: Ctx, count: int | None, as_json: bool) -> None:
                     changed.clear()
                 waited = True
                 found = _finished(pool.submit(live.refresh, freshness))
-                if found is not None:
+                if found is not None and (found.changed or not done):
                     _tell(found, vault, first=not done, as_json=as_json)
                     done += 1
     except KeyboardInterrupt:

@@ -154,8 +154,8 @@ class _LazyGroup(click.Group):
     metavar="SPEC",
     envvar="VAULTMEM_EMBEDDER",
     show_envvar=True,
-    help="Embedding model: wordllama (bundled, default), ollama[:MODEL], openai:MODEL, "
-    "sentence-transformers:NAME.",
+    help="Embedding model: wordllama (bundled, default), minilm (the 'minilm' extra), "
+    "ollama[:MODEL], openai:MODEL, sentence-transformers:NAME.",
 )
 @click.option(
     "--llm",
