@@ -259,7 +259,7 @@ def main() -> None:
         print(f"| {kind} ({summary['vaultmem'][kind]['n'] // args.passes}) | " + " | ".join(cells)
               + " |")
     for who in cpu:
-        if "cpu_ms" in summary[who]:
+        if "cpu_ms" in summary.get(who, {}):
             c = summary[who]["cpu_ms"]
             print(f"{who}: CPU per query (all its threads) p50 {c['p50']:.2f} / p95 "
                   f"{c['p95']:.2f} ms")
