@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from tests.conftest import MakeVault
 from tests.test_server import copy_sample, failed, ok, text
 from vaultmem.server import build_server
 from vaultmem.vault import Vault
@@ -119,3 +120,32 @@ async def test_recall_and_gate_answer_with_text_for_the_agent(client: Client) ->
         False,
         None,
     )
+
+
+EXPIRING = {
+    "personas/helper.md": "---\ntype: persona\n---\n# Helper\n\nSee [[Sprint]] and"
+    " [[Standards]].\n",
+    "Sprint.md": "---\ndecay: session\ndate: 2020-01-02\n---\nSprint zebra notes.\n"
+    "- [ ] file the zebra report for [[helper]]\n",
+    "Standards.md": "---\ndecay: permanent\n---\nStandards okapi notes.\n",
+}
+
+
+async def test_persona_context_and_recall_leave_expired_notes_out_unless_asked(
+    make_vault: MakeVault,
+) -> None:
+    """Issue 11 §6 for agents: a note past its decay tier (Sprint: a session, in 2020) leaves
+    the persona's working set and recall; `include_expired` brings it back."""
+    vault = make_vault(EXPIRING)
+    vault.reindex(embed=False)
+    async with Client(build_server(vault)) as client:
+        plain = text(await client.call_tool("persona_context", {"slug": "helper"}))
+        assert "okapi" in plain and "zebra" not in plain
+        kept = text(
+            await client.call_tool("persona_context", {"slug": "helper", "include_expired": True})
+        )
+        assert "Sprint zebra notes." in kept and "file the zebra report" in kept
+        ask = {"message": "where did we leave off on the Sprint zebra report?", "now": "2026-11-30"}
+        assert "zebra" not in text(await client.call_tool("recall", ask))
+        again = text(await client.call_tool("recall", {**ask, "include_expired": True}))
+        assert "zebra" in again

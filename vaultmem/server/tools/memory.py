@@ -160,11 +160,20 @@ def tools(runner: Runner) -> list[Tool]:
             rc.DEFAULT_BUDGET
         ),
         now: Now = None,
+        include_expired: Annotated[
+            bool,
+            Field(
+                description="Also use notes past their decay tier's lifetime (`decay:` in "
+                "their front matter), left out by default."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, dialect.RecallOut]:
         """The memory to continue from: when the message continues earlier work ("where did we
         leave off on X"), X's open loops, recent episodes and facts in one block within the
         budget; otherwise the best search hits. Each line says where it lives."""
-        return await runner.answer(_recall, runner.vault, message, days, budget, now)
+        return await runner.answer(
+            _recall, runner.vault, message, days, budget, now, include_expired
+        )
 
     async def gate(message: Message, now: Now = None) -> Annotated[CallToolResult, dialect.GateOut]:
         """Does this message need the user's memory? `verdict`: needs-memory (with the context
@@ -286,8 +295,12 @@ def _resolve_loop(vault: Vault, ref: str, digest: str | None) -> CallToolResult:
     return structured(dialect.written(vault.memory.resolve_loop(ref, digest=digest)))
 
 
-def _recall(vault: Vault, message: str, days: int, budget: int, now: str | None) -> CallToolResult:
-    found = vault.memory.recall(message, _now(now), days=days, budget=budget)
+def _recall(
+    vault: Vault, message: str, days: int, budget: int, now: str | None, include_expired: bool
+) -> CallToolResult:
+    found = vault.memory.recall(
+        message, _now(now), days=days, budget=budget, include_expired=include_expired
+    )
     return structured(dialect.recall(found), found.text or "nothing relevant stored")
 
 

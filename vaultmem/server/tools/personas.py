@@ -45,6 +45,13 @@ def tools(runner: Runner) -> list[Tool]:
                 "matter, default 5000).",
             ),
         ] = None,
+        include_expired: Annotated[
+            bool,
+            Field(
+                description="Also use notes past their decay tier's lifetime (`decay:` in "
+                "their front matter), left out by default."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, dialect.PersonaContextOut]:
         """Load a persona's memory as markdown: its note verbatim, then its facts, then the most
         relevant facts and sections of the notes it works with, cut to the budget.
@@ -53,7 +60,7 @@ def tools(runner: Runner) -> list[Tool]:
         the same vault gives the same text, so prompt caches keep working. The last block says
         how much of the budget each part used.
         """
-        return await runner.answer(_persona_context, runner.vault, slug, budget)
+        return await runner.answer(_persona_context, runner.vault, slug, budget, include_expired)
 
     return [
         make_tool(list_personas_tool, "list_personas", "List personas"),
@@ -65,8 +72,10 @@ def _list_personas(vault: Vault) -> CallToolResult:
     return structured(dialect.personas(list_personas(vault)))
 
 
-def _persona_context(vault: Vault, slug: str, budget: int | None) -> CallToolResult:
-    context = load_persona(vault, slug, budget)
+def _persona_context(
+    vault: Vault, slug: str, budget: int | None, include_expired: bool = False
+) -> CallToolResult:
+    context = load_persona(vault, slug, budget, include_expired=include_expired)
     usage = context.usage()
     parts = ", ".join(f"{name} {chars}" for name, chars in usage.items())
     footer = f"[persona {context.slug}: {context.used} of {context.budget} characters ({parts})"
