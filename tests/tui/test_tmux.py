@@ -8,6 +8,7 @@ tmux is missing.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import shutil
@@ -25,11 +26,17 @@ SIZE = ("100", "30")
 EXITED = "vaultmem exited with status"  # printed by the pane's shell once the app has quit
 
 
+_TERMINALS = itertools.count()
+
+
 class Terminal:
     """One tmux server of our own (its own socket), one session running one command."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.socket = f"vaultmem-test-{os.getpid()}"
+        # a socket of its own per terminal: with one per process, a test's `new-session` could
+        # reach the server the previous test's `kill-server` was still taking down, and the
+        # new session went with it ("no server running" mid-test, seen twice under load)
+        self.socket = f"vaultmem-test-{os.getpid()}-{next(_TERMINALS)}"
         self.session = "tui"
         line = " ".join(shlex.quote(part) for part in command)
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -72,6 +79,8 @@ class Terminal:
 
     def close(self) -> None:
         self.tmux("kill-server", check=False)  # the server may have gone with its last pane
+        folder = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)  # one socket file per terminal: tidy
 
 
 @pytest.fixture
