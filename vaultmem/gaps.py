@@ -179,8 +179,7 @@ def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Sugg
 def _expired(vault: Vault, now: dt.datetime) -> list[ExpiredNote]:
     found = []
     for note in store.decaying_notes(vault.conn):
-        file_time = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
-        when = decay.expires_at(note.frontmatter, file_time)
+        when = decay.expires_at(note.frontmatter, note.file_time)
         if when is not None and when[1] is not None and when[1] <= now:
             found.append(ExpiredNote(note.path, when[0], when[1].isoformat()))
     return found

@@ -433,7 +433,8 @@ class Memory:
 
     def expired(self, now: dt.datetime) -> list[tuple[str, sl.Expiry]]:
         """Notes past their decay tier's lifetime at `now`, longest expired first."""
-        return sl.expired(_file_times(store.decaying_notes(self._conn)), now)
+        rows = store.decaying_notes(self._conn)
+        return sl.expired([(r.path, r.frontmatter, r.file_time) for r in rows], now)
 
     def prune(self, now: dt.datetime) -> list[Trashed]:
         """Move every expired note to `.trash/` (restorable: `vault.restore`). A note that
@@ -528,12 +529,3 @@ def _day(text: str | None) -> dt.date | None:
 
 def _aware(when: dt.datetime) -> dt.datetime:
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-
-
-def _file_times(
-    rows: Sequence[store.DecayingNote],
-) -> list[tuple[str, dict[str, object], dt.datetime]]:
-    """Decaying notes as the salience rules take them: path, front matter, file time."""
-    return [
-        (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC)) for r in rows
-    ]

@@ -292,10 +292,8 @@ def expired_paths(conn: store.Connection, now: dt.datetime) -> frozenset[str]:
         rows = _DECAYING[key] = store.decaying_notes(conn)
     if not rows:
         return frozenset()
-    times = [
-        (r.path, r.frontmatter, dt.datetime.fromtimestamp(r.mtime_ns / 1e9, dt.UTC)) for r in rows
-    ]
-    return frozenset(path for path, _ in expired(times, now))
+    found = expired([(r.path, r.frontmatter, r.file_time) for r in rows], now)
+    return frozenset(path for path, _ in found)
 
 
 def run(

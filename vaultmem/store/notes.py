@@ -3,6 +3,7 @@ tasks, fields. Writing a parsed note, change detection, and every read of note m
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -143,6 +144,11 @@ class DecayingNote:
     path: str
     frontmatter: dict[str, object]
     mtime_ns: int
+
+    @property
+    def file_time(self) -> dt.datetime:
+        """The file's modification time (a decay clock's start when the note has no date)."""
+        return dt.datetime.fromtimestamp(self.mtime_ns / 1e9, dt.UTC)
 
 
 # --------------------------------------------------------------------------- change detection
