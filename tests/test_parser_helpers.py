@@ -171,3 +171,12 @@ def test_line_questions() -> None:
     assert not is_lone_embed("See ![[diagram.png]]")
     assert strip_block_id("Prefers tea ^pref-1") == "Prefers tea"
     assert strip_block_id("No block id here") == "No block id here"
+
+
+def test_a_paragraph_ends_where_a_fence_opens_and_where_it_closes() -> None:
+    lines = ["text", "```", "code", "```", "after"]
+    assert list(paragraphs(lines)) == [
+        [(1, "text")],
+        [(2, "```"), (3, "code"), (4, "```")],
+        [(5, "after")],
+    ]

@@ -360,6 +360,9 @@ def paragraphs(
             continue
         if role is not None:  # inside the fence, or closing it
             current.append((number, text))
+            if role == "close":  # the line after a fence starts a paragraph of its own
+                yield current
+                current = []
             continue
         heading = is_heading_line(text)
         if text.strip() and not heading:
