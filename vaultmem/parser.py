@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -225,11 +226,18 @@ def _build_markdown() -> MarkdownIt:
     return md
 
 
-_MD = _build_markdown()
-_MD.core.ruler.at("inline", _inline_rule)
-_MD_WITHOUT_LINKS = _build_markdown()
-_MD_WITHOUT_LINKS.inline.ruler.disable(["link", "image"])
-_MD_WITHOUT_LINKS.inline.ruler.before("wikilink", "bracket_run", _bracket_run_rule)
+def _engines() -> tuple[MarkdownIt, MarkdownIt]:
+    """The engine notes are read with (within the bracket budget) and the one for the
+    paragraphs past it, which reads wikilinks but no markdown links."""
+    md = _build_markdown()
+    md.core.ruler.at("inline", _inline_rule)
+    without_links = _build_markdown()
+    without_links.inline.ruler.disable(["link", "image"])
+    without_links.inline.ruler.before("wikilink", "bracket_run", _bracket_run_rule)
+    return md, without_links
+
+
+_MD, _MD_WITHOUT_LINKS = _engines()
 
 
 # --------------------------------------------------------------------------- lines, for others
@@ -414,21 +422,16 @@ class _YamlReader(_YamlLoader):
         self.first_line = first_line  # the note's line number of the stream's first line
         self.problems: list[str] = []
 
-
-def _lenient(
-    construct: Callable[[Any, yaml.Node], Any], what: str
-) -> Callable[[_YamlReader, yaml.Node], Any]:
-    def build(reader: _YamlReader, node: yaml.Node) -> Any:
+    def leniently(
+        self, node: yaml.Node, construct: Callable[[Any, yaml.Node], Any], what: str
+    ) -> Any:
+        """`construct`'s value for the node, or the node's text when it cannot be built."""
         try:
-            return construct(reader, node)
+            return construct(self, node)
         except (ValueError, TypeError, AttributeError, OverflowError):
-            line = node.start_mark.line + reader.first_line
-            reader.problems.append(
-                f"line {line}: '{_clip(node.value)}' is not {what}; kept as text"
-            )
+            line = node.start_mark.line + self.first_line
+            self.problems.append(f"line {line}: '{_clip(node.value)}' is not {what}; kept as text")
             return node.value
-
-    return build
 
 
 for _tag, _what in (
@@ -438,7 +441,11 @@ for _tag, _what in (
 ):
     _YamlReader.add_constructor(
         f"tag:yaml.org,2002:{_tag}",
-        _lenient(getattr(SafeConstructor, f"construct_yaml_{_tag}"), _what),
+        partial(
+            _YamlReader.leniently,
+            construct=getattr(SafeConstructor, f"construct_yaml_{_tag}"),
+            what=_what,
+        ),
     )
 
 
