@@ -56,8 +56,9 @@ CHUNK_OVERLAP_CHARS = 200
 
 _PLACEHOLDER = "\ufffc"  # stands in for code, math and link markup when scanning for tags
 _SCHEME_RE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
-# A tag: "#" after start or white space, then letters, digits, "_", "-", "/" or any non-ASCII.
-_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
+# A tag: "#" after start or white space, then letters, digits, "_", "-", "/" or any non-ASCII
+# but the placeholder (what stands for a link, code or an escape right after a tag ends it).
+_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\ufffc]+)")
 _FIELD_KEY = r"[^\W\d_](?:[\w \-/.]*?\w)?|_\w*"
 _FULL_FIELD_RE = re.compile(rf"^\s*(?:\*\*)?({_FIELD_KEY})(?:\*\*)?::[ \t]*(.*)$")
 _FIELD_VALUE = r"(?:\[\[[^\]\n]*\]\]|[^\[\]\n])*"
