@@ -20,7 +20,7 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 import yaml
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, rules_inline
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -213,6 +213,17 @@ def _bracket_run_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _backticks_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's code spans, noting how many line breaks a span holds: its content has
+    them as spaces, and the lines after it would be numbered too low."""
+    start, count = state.pos, len(state.tokens)
+    if not rules_inline.backtick(state, silent):
+        return False
+    if len(state.tokens) > count and state.tokens[-1].type == "code_inline":
+        state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
+    return True
+
+
 def _build_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     # Obsidian math: `$x$` needs no space inside the dollars; "$5 and $10" stays text.
@@ -220,6 +231,7 @@ def _build_markdown() -> MarkdownIt:
     # `[^1]: text` is a footnote, not a link reference to a note named "text". Inline `^[...]`
     # footnotes stay text, so the links inside them are still found.
     footnote_plugin(md, inline=False)
+    md.inline.ruler.at("backticks", _backticks_rule)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.before("wikilink", "unclosed_brackets", _unclosed_brackets_rule)
     # Keep escapes as separate tokens so `\#tag` is not a tag.
@@ -825,10 +837,16 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
                     links.append(_PendingLink(md_link, line, column))
             open_link = None
         elif kind == "image":
-            md_link = _markdown_link(str(tok.attrGet("src") or ""), cur.number, tok.content, True)
+            src = str(tok.attrGet("src") or "")
+            md_link = _markdown_link(src, cur.number, tok.content, True)
             if md_link is not None:
                 links.append(_PendingLink(md_link, cur.number, sum(len(p) for p in cur.raw)))
-            cur.add(_PLACEHOLDER)
+            # hidden from the scanners; a field or task shows it (near enough: the address
+            # as markdown-it normalised it)
+            written = f"![{tok.content}]({src})".replace("\n", " ")
+            cur.add(_PLACEHOLDER * len(written), shown=written)
+            for _ in range(tok.content.count("\n")):  # alt text over several lines
+                lines.append(_Line(lines[-1].number + 1, [], []))
         elif kind == "footnote_ref":  # keep `[^1]` in task and field text, but never a tag
             cur.add(f"[^{tok.meta['label']}]", _PLACEHOLDER)
         elif kind == "text_special":  # an escape such as \# or an entity
@@ -837,7 +855,7 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
             # hidden from the scanners, but a task or field value shows it (`make test`)
             written = _written_inline(tok).replace("\n", " ")
             cur.add(_PLACEHOLDER * len(written), shown=written)
-            newlines = tok.content.count("\n")
+            newlines = tok.meta.get("newlines", tok.content.count("\n"))
             for _ in range(newlines):
                 lines.append(_Line(lines[-1].number + 1, [], []))
         # emphasis and strikethrough open/close tokens carry no text
