@@ -178,7 +178,7 @@ MAX_LINK_BRACKETS = 20_000
 
 def _inline_rule(state: StateCore) -> None:
     """markdown-it's own core rule that parses each block's inline text, with the budget."""
-    budget: int = state.env.get("link_brackets", MAX_LINK_BRACKETS)
+    budget = MAX_LINK_BRACKETS  # for the whole note: the rule runs once per parse
     for token in state.tokens:
         if token.type != "inline":
             continue
@@ -195,7 +195,6 @@ def _inline_rule(state: StateCore) -> None:
         else:
             budget -= brackets
         md.inline.parse(token.content, md, state.env, token.children)
-    state.env["link_brackets"] = budget
 
 
 def _bracket_run_rule(state: StateInline, silent: bool) -> bool:
