@@ -7,7 +7,8 @@ import yaml
 
 from vaultmem import parser
 from vaultmem.config import FrontMatterLimits
-from vaultmem.parser import parse_note
+from vaultmem.model import Chunk, ParsedNote
+from vaultmem.parser import parse_note, plain_note
 
 
 def test_footnote_definition_is_not_a_link() -> None:
@@ -259,3 +260,182 @@ def test_yaml_errors_say_where_and_what() -> None:
     with pytest.raises(yaml.YAMLError) as caught:
         parser._read_yaml("a: 1\nb: [\n", 5)  # the note's line 5 is the YAML's first
     assert parser._yaml_error(caught.value, 5) == " at line 7: did not find expected node content"
+
+
+# --------------------------------------------------------------------------- the whole note
+
+
+def test_a_whole_note_with_every_part() -> None:
+    text = (
+        "\ufeff---\r\n"  # a BOM and CRLF line ends
+        "aliases: [Alpha, Beta]\r\n"
+        'alias: [Beta, "Gamma, Delta"]\r\n'  # aliases are never split, and kept once
+        'tags: "one, #two three"\r\n'  # tags are: by commas and spaces, `#` optional
+        "tag: [four]\r\n"
+        'up: "[[Parent#Part|p]]"\r\n'
+        "---\r\n"
+        "# Title\r\n"  # 8
+        "Intro\x00 #five\r\n"
+        "## Part A\r\n"  # 10
+        "text a\r\n"
+        "### Deep\r\n"  # 12
+        "deep\r\n"
+        "## Part B\r\n"  # 14
+        "text b  \r\n"  # trailing spaces stay in the chunk
+        "\r\n"
+    )
+    note = parse_note(text, "folder/Note.md")
+    assert (note.path, note.title, note.line_count) == ("folder/Note.md", "Note", 16)
+    assert note.aliases == ("Alpha", "Beta", "Gamma, Delta")
+    assert note.tags == ("one", "two", "three", "four", "five")
+    assert note.frontmatter == {
+        "aliases": ["Alpha", "Beta"],
+        "alias": ["Beta", "Gamma, Delta"],
+        "tags": "one, #two three",
+        "tag": ["four"],
+        "up": "[[Parent#Part|p]]",
+    }
+    assert [(h.level, h.text, h.line, h.end_line) for h in note.headings] == [
+        (1, "Title", 8, 16),
+        (2, "Part A", 10, 13),
+        (3, "Deep", 12, 13),
+        (2, "Part B", 14, 16),
+    ]
+    assert [(c.seq, c.heading_path, c.start_line, c.end_line, c.text) for c in note.chunks] == [
+        (0, ("Title",), 8, 9, "# Title\nIntro\ufffd #five"),
+        (1, ("Title", "Part A"), 10, 11, "## Part A\ntext a"),
+        (2, ("Title", "Part A", "Deep"), 12, 13, "### Deep\ndeep"),
+        (3, ("Title", "Part B"), 14, 15, "## Part B\ntext b  "),
+    ]
+    assert note.warnings == ("NUL bytes replaced by U+FFFD",)
+
+
+def test_small_notes_and_their_chunks() -> None:
+    (heading,) = parse_note("# H\n", "n.md").headings
+    assert heading.end_line == 1
+    assert parse_note("", "n.md").chunks == (Chunk(0, (), 1, 1, ""),)
+    # an empty front matter is no text: the chunk starts below it
+    assert parse_note("---\n---\nx\n", "n.md").chunks == (Chunk(0, (), 3, 3, "x"),)
+    assert [c.text for c in parse_note("Xylo\n# H\nbody X\n", "n.md").chunks] == [
+        "Xylo",
+        "# H\nbody X",
+    ]
+    # front matter lines are blank to markdown: `===` under them underlines nothing
+    assert parse_note("---\na: 1\n---\n===\n", "n.md").headings == ()
+
+
+def test_front_matter_over_the_size_limit_is_text() -> None:
+    text = "---\na: 1\n---\nbody\n"  # the YAML is 5 characters, "a: 1\n"
+    assert parse_note(text, "n.md", FrontMatterLimits(front_matter_kb=5 / 1024)).frontmatter
+    note = parse_note(text, "n.md", FrontMatterLimits(front_matter_kb=4 / 1024))
+    assert note.frontmatter == {}
+    assert note.warnings == (
+        "front matter larger than 0.00390625 KB (limits.front_matter_kb in"
+        " .vaultmem/config.toml); indexed as text, not read as properties",
+    )
+    assert [(c.start_line, c.text) for c in note.chunks] == [(1, "---\na: 1\n---\nbody")]
+
+
+def test_markdown_links_are_no_embeds() -> None:
+    (link,) = parse_note("[a](b.md)\n", "n.md").links
+    assert link.embed is False
+
+
+def test_plain_note_is_its_lines() -> None:
+    note = plain_note("\ufeffone\r\ntwo\x00\rthree\n", "f/Plain.md", "why")
+    assert note == ParsedNote(
+        path="f/Plain.md",
+        title="Plain",
+        chunks=(Chunk(0, (), 1, 3, "one\ntwo\ufffd\nthree"),),
+        warnings=("why",),
+        line_count=3,
+    )
+
+
+def _lines(first: int, count: int) -> str:
+    """`count` lines of 99 characters (100 with the line end), numbered from `first`."""
+    return "".join(f"line {n:04d} ".ljust(99, "x") + "\n" for n in range(first, first + count))
+
+
+def test_a_long_section_is_split_in_windows_that_overlap() -> None:
+    # "# H" (4 with its line end) and 40 lines of 100: 1,500 at most per window, the last
+    # 200 again at the start of the next
+    note = parse_note("# H\n" + _lines(2, 40), "n.md")
+    assert [(c.start_line, c.end_line) for c in note.chunks] == [(1, 15), (14, 28), (27, 41)]
+    assert all(c.heading_path == ("H",) for c in note.chunks)
+    assert note.chunks[1].text == _lines(14, 15).rstrip("\n")
+    # exactly 1,500 characters, line ends counted: one chunk; one more: two
+    assert len(parse_note(_lines(1, 15), "n.md").chunks) == 1
+    assert [
+        (c.start_line, c.end_line) for c in parse_note("y\n" + _lines(2, 15), "n.md").chunks
+    ] == [
+        (1, 15),
+        (14, 16),
+    ]
+
+
+def test_a_line_longer_than_a_window_is_a_window_alone() -> None:
+    long = "z" * 2000
+    note = parse_note(f"a\n{long}\nb\n", "n.md")
+    assert [(c.start_line, c.end_line, c.text) for c in note.chunks] == [
+        (1, 1, "a"),
+        (2, 2, long),
+        (3, 3, "b"),
+    ]
+
+
+# --------------------------------------------------------------------------- the bracket budget
+
+
+def test_paragraphs_past_the_bracket_budget_are_read_without_markdown_links(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(parser, "MAX_LINK_BRACKETS", 4)
+    text = (
+        "[a](a.md) [b](b.md)\n\n"  # 1: two `[`, two left
+        "plain [ text\n\n"  # 3: no `]`, so no `[` here opens a link: none counted
+        "[c](c.md) [d](d.md)\n\n"  # 5: two more, none left
+        "[e](e.md) [[W]]\n\n"  # 7: over the budget: wikilinks only
+        "[f](f.md)\n"  # 9: over it too
+    )
+    note = parse_note(text, "n.md")
+    assert [lk.target for lk in note.links] == ["a.md", "b.md", "c.md", "d.md", "W"]
+    assert note.warnings == (
+        "more than 4 `[` in the note: markdown links [text](target) in the paragraphs at"
+        " lines 7, 9 are not read (wikilinks are)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("paragraphs", "where"),
+    [
+        (1, "paragraph at line 1"),
+        (5, "paragraphs at lines 1, 3, 5, 7, 9"),
+        (6, "paragraphs at lines 1, 3, 5, 7, 9, …"),
+    ],
+)
+def test_the_budget_warning_names_five_paragraphs_at_most(
+    monkeypatch: pytest.MonkeyPatch, paragraphs: int, where: str
+) -> None:
+    monkeypatch.setattr(parser, "MAX_LINK_BRACKETS", 0)
+    note = parse_note("[x](x.md)\n\n" * paragraphs, "n.md")
+    assert note.links == ()
+    assert note.warnings == (
+        f"more than 0 `[` in the note: markdown links [text](target) in the {where}"
+        " are not read (wikilinks are)",
+    )
+
+
+def test_past_the_budget_runs_of_brackets_still_end_in_wikilinks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = "k:: [[[A]] [[[[B]] [[[[[C]] [[[[[[D|d]] ![i](i.png) [t](t.md) [[E]]\n"
+    read = parse_note(line, "n.md")
+    monkeypatch.setattr(parser, "MAX_LINK_BRACKETS", 0)
+    flooded = parse_note(line, "n.md")
+    assert [lk.target for lk in read.links] == ["[A", "[B", "[C", "[D", "i.png", "t.md", "E"]
+    assert [lk.target for lk in flooded.links] == ["[A", "[B", "[C", "[D", "E"]
+    assert [lk.relation for lk in flooded.links] == ["k"] * 5
+    # the brackets stay text: the field's value is the line as written
+    (field,) = flooded.fields
+    assert field.value == line[4:].strip()
