@@ -439,3 +439,83 @@ def test_past_the_budget_runs_of_brackets_still_end_in_wikilinks(
     # the brackets stay text: the field's value is the line as written
     (field,) = flooded.fields
     assert field.value == line[4:].strip()
+
+
+# --------------------------------------------------------------------------- comments
+
+
+@pytest.mark.parametrize(
+    ("text", "links", "shown"),
+    [
+        # a blank line does not close a fence: `%%` in code stays
+        ("```\ncode\n\n%% kept %%\n```", [], "```\ncode\n\n%% kept %%\n```"),
+        ("```\nx\n```\n%% hidden [[B]] %% [[C]]", ["C"], "```\nx\n```\n [[C]]"),
+        ("%% start\nmiddle [[B]]\nend %% [[C]]", ["C"], " [[C]]"),  # over three lines
+        ("%% start\n%% after [[C]]", ["C"], " after [[C]]"),  # closed at a line's start
+        ("%% a %%[[C]]", ["C"], "[[C]]"),
+        ("%% a %% [[C]]", ["C"], " [[C]]"),
+        ("%%%% [[B]]", ["B"], " [[B]]"),  # an empty comment
+        ("a %% b %% c %% d %% e [[L]]", ["L"], "a  c  e [[L]]"),
+        ("`%%` then %% hidden [[B]] %% [[C]]", ["C"], "`%%` then  [[C]]"),
+    ],
+)
+def test_comments_are_cut_out_of_links_and_text(text: str, links: list[str], shown: str) -> None:
+    note = parse_note(text + "\n", "n.md")
+    assert [lk.target for lk in note.links] == links
+    assert [c.text for c in note.chunks] == [shown]
+
+
+# --------------------------------------------------------------------------- property links
+
+
+def test_links_and_fields_in_properties_sit_on_their_own_lines() -> None:
+    text = (
+        "---\n"
+        'null: "[[N]]"\n'  # 2: the key reads as None
+        'tags: ["[[NotLink]]"]\n'  # 3: tags hold no links
+        '"quoted": "[[Q#Head]]"\n'  # 4
+        "'single' : \"![[S#^blk|shown]]\"\n"  # 5
+        'first: "[[A]]"\n'  # 6
+        "related:\n"  # 7
+        '  - "[[B]] and [[A]]"\n'  # 8: this [[A]] is here, not on line 6
+        '  - "[[ ]] [[R]]"\n'  # 9: an empty link is none, the next one counts
+        'x: "[[X]]"\n'  # 10: a key of one letter
+        '"a:b": "[[AB]]"\n'  # 11: a colon in a quoted key
+        'url: "http://example.com"\n'  # 12
+        'long: "[[Long\n  Name]]"\n'  # 13-14: the link is on no one line: the key's
+        'again: "[[Long Name]]"\n'  # 15
+        "names: [é, 1]\n"  # 16
+        "---\n"
+    )
+    note = parse_note(text, "n.md")
+    assert [
+        (lk.target, lk.line, lk.heading, lk.block, lk.display, lk.embed, lk.relation)
+        for lk in note.links
+    ] == [
+        ("N", 2, None, None, None, False, "None"),
+        ("Q", 4, "Head", None, None, False, "quoted"),
+        ("S", 5, None, "blk", "shown", True, "single"),
+        ("A", 6, None, None, None, False, "first"),
+        ("B", 8, None, None, None, False, "related"),
+        ("A", 8, None, None, None, False, "related"),
+        ("R", 9, None, None, None, False, "related"),
+        ("X", 10, None, None, None, False, "x"),
+        ("AB", 11, None, None, None, False, "a:b"),
+        ("Long Name", 13, None, None, None, False, "long"),
+        ("Long Name", 15, None, None, None, False, "again"),
+    ]
+    assert all(lk.kind == "property" for lk in note.links)
+    assert [(f.key, f.value, f.line, f.source) for f in note.fields] == [
+        ("None", "[[N]]", 2, "property"),
+        ("tags", '["[[NotLink]]"]', 3, "property"),
+        ("quoted", "[[Q#Head]]", 4, "property"),
+        ("single", "![[S#^blk|shown]]", 5, "property"),
+        ("first", "[[A]]", 6, "property"),
+        ("related", '["[[B]] and [[A]]", "[[ ]] [[R]]"]', 7, "property"),
+        ("x", "[[X]]", 10, "property"),
+        ("a:b", "[[AB]]", 11, "property"),
+        ("url", "http://example.com", 12, "property"),
+        ("long", "[[Long Name]]", 13, "property"),
+        ("again", "[[Long Name]]", 15, "property"),
+        ("names", '["é", 1]', 16, "property"),
+    ]
