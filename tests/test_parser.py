@@ -336,11 +336,6 @@ def test_front_matter_over_the_size_limit_is_text() -> None:
     assert [(c.start_line, c.text) for c in note.chunks] == [(1, "---\na: 1\n---\nbody")]
 
 
-def test_markdown_links_are_no_embeds() -> None:
-    (link,) = parse_note("[a](b.md)\n", "n.md").links
-    assert link.embed is False
-
-
 def test_plain_note_is_its_lines() -> None:
     note = plain_note("\ufeffone\r\ntwo\x00\rthree\n", "f/Plain.md", "why")
     assert note == ParsedNote(
@@ -457,6 +452,9 @@ def test_past_the_budget_runs_of_brackets_still_end_in_wikilinks(
         ("%%%% [[B]]", ["B"], " [[B]]"),  # an empty comment
         ("a %% b %% c %% d %% e [[L]]", ["L"], "a  c  e [[L]]"),
         ("`%%` then %% hidden [[B]] %% [[C]]", ["C"], "`%%` then  [[C]]"),
+        ("%% [[B]] %% `x` [[C]]", ["C"], " `x` [[C]]"),  # code after a comment: no matter
+        ("a ` b %% [[B]] %% [[C]]", ["C"], "a ` b  [[C]]"),  # an unmatched backtick is text
+        ("`x` %% [[B]] %% [[C]]", ["C"], "`x`  [[C]]"),  # a code span before the comment
     ],
 )
 def test_comments_are_cut_out_of_links_and_text(text: str, links: list[str], shown: str) -> None:
@@ -519,3 +517,16 @@ def test_links_and_fields_in_properties_sit_on_their_own_lines() -> None:
         ("again", "[[Long Name]]", 15, "property"),
         ("names", '["é", 1]', 16, "property"),
     ]
+
+
+def test_what_is_no_front_matter() -> None:
+    for text in ("---", "---x\na: 1\n---\n", "---\na: 1\nno close\n"):
+        note = parse_note(text, "n.md")
+        assert note.frontmatter == {}
+        assert note.chunks[0].start_line == 1
+        assert note.chunks[0].text == text.rstrip("\n")
+
+
+def test_a_markdown_link_without_an_anchor_has_no_heading_or_block() -> None:
+    (link,) = parse_note("[a](b.md)\n", "n.md").links
+    assert (link.heading, link.block, link.embed) == (None, None, False)
