@@ -336,6 +336,12 @@ def test_front_matter_over_the_size_limit_is_text() -> None:
     assert [(c.start_line, c.text) for c in note.chunks] == [(1, "---\na: 1\n---\nbody")]
 
 
+def test_plain_note_keeps_spaces_blank_lines_and_a_last_line_without_its_end() -> None:
+    note = plain_note("one two\n\nthree", "n.md", "why")
+    assert note.line_count == 3
+    assert note.chunks == (Chunk(0, (), 1, 3, "one two\n\nthree"),)
+
+
 def test_plain_note_is_its_lines() -> None:
     note = plain_note("\ufeffone\r\ntwo\x00\rthree\n", "f/Plain.md", "why")
     assert note == ParsedNote(
@@ -367,6 +373,16 @@ def test_a_long_section_is_split_in_windows_that_overlap() -> None:
         (1, 15),
         (14, 16),
     ]
+
+
+def test_the_overlap_is_200_characters_at_most() -> None:
+    # lines of 100 characters, 101 with their line end: one line of overlap, not two
+    lines = "".join(f"l{n:03d} ".ljust(100, "x") + "\n" for n in range(2, 32))
+    note = parse_note("# H\n" + lines, "n.md")
+    assert [(c.start_line, c.end_line) for c in note.chunks] == [(1, 15), (15, 28), (28, 31)]
+    # the overlap may take every line of a window but its first
+    note = parse_note("a\nb\n" + "z" * 2000 + "\n", "n.md")
+    assert [(c.start_line, c.end_line) for c in note.chunks] == [(1, 2), (2, 2), (3, 3)]
 
 
 def test_a_line_longer_than_a_window_is_a_window_alone() -> None:
