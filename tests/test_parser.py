@@ -546,3 +546,10 @@ def test_what_is_no_front_matter() -> None:
 def test_a_markdown_link_without_an_anchor_has_no_heading_or_block() -> None:
     (link,) = parse_note("[a](b.md)\n", "n.md").links
     assert (link.heading, link.block, link.embed) == (None, None, False)
+
+
+def test_a_property_named_with_a_colon_at_its_end() -> None:
+    """`a:: x` in YAML is the property `a:` (a colon not followed by a space is text)."""
+    note = parse_note('---\nx: 1\na:: "[[L]]"\n---\n', "n.md")
+    assert [(f.key, f.line) for f in note.fields] == [("x", 2), ("a:", 3)]
+    assert [(lk.target, lk.line, lk.relation) for lk in note.links] == [("L", 3, "a:")]
