@@ -268,7 +268,7 @@ def test_yaml_errors_say_where_and_what() -> None:
 def test_a_whole_note_with_every_part() -> None:
     text = (
         "\ufeff---\r\n"  # a BOM and CRLF line ends
-        "aliases: [Alpha, Beta]\r\n"
+        "aliases: [Alpha One, Beta]\r\n"
         'alias: [Beta, "Gamma, Delta"]\r\n'  # aliases are never split, and kept once
         'tags: "one, #two three"\r\n'  # tags are: by commas and spaces, `#` optional
         "tag: [four]\r\n"
@@ -286,10 +286,10 @@ def test_a_whole_note_with_every_part() -> None:
     )
     note = parse_note(text, "folder/Note.md")
     assert (note.path, note.title, note.line_count) == ("folder/Note.md", "Note", 16)
-    assert note.aliases == ("Alpha", "Beta", "Gamma, Delta")
+    assert note.aliases == ("Alpha One", "Beta", "Gamma, Delta")
     assert note.tags == ("one", "two", "three", "four", "five")
     assert note.frontmatter == {
-        "aliases": ["Alpha", "Beta"],
+        "aliases": ["Alpha One", "Beta"],
         "alias": ["Beta", "Gamma, Delta"],
         "tags": "one, #two three",
         "tag": ["four"],

@@ -205,7 +205,7 @@ def test_written_link_without_anchor_or_shown_text() -> None:
         ("`a [[b]]", ["[[b]]"]),  # an unmatched backtick is text
         ("`` x `[[a]]`", []),  # an unmatched run of two, then a code span of one
         ("`x`[[a]]", ["[[a]]"]),  # right after a code span, outside it
-        ("`x` [[a]] [[b]]", ["[[a]]", "[[b]]"]),  # every link after a code span
+        ("`[[x]]` [[a]] [[b]]", ["[[a]]", "[[b]]"]),  # every link after a code span
         ("[[]]]", []),  # the first `]]` closes: nothing inside
         ("\\[[[a]]", ["[[a]]"]),  # an escaped `[`, then a link
         ("[[[[a]]", ["[[[a]]"]),  # the `[[` nearest the `]]` opens the link: to "[a"
