@@ -553,3 +553,10 @@ def test_a_property_named_with_a_colon_at_its_end() -> None:
     note = parse_note('---\nx: 1\na:: "[[L]]"\n---\n', "n.md")
     assert [(f.key, f.line) for f in note.fields] == [("x", 2), ("a:", 3)]
     assert [(lk.target, lk.line, lk.relation) for lk in note.links] == [("L", 3, "a:")]
+
+
+def test_a_colon_inside_a_quoted_key_names_no_other_property() -> None:
+    """`"a: b":` is cut at its first colon too; that `"a` is not the property `a` below."""
+    note = parse_note('---\n"a: b": 1\na: 2\n\'c\': 3\n"\'": 4\n---\n', "n.md")
+    assert note.frontmatter == {"a: b": 1, "a": 2, "c": 3, "'": 4}
+    assert [(f.key, f.line) for f in note.fields] == [("a: b", 2), ("a", 3), ("c", 4), ("'", 5)]

@@ -994,12 +994,10 @@ def _key_lines(fm_lines: list[str]) -> dict[str, int]:
                 break
             key = line[:cut].rstrip()
             found.setdefault(key, n)
-            if key[:1] in ("'", '"'):
-                found.setdefault(key[1:], n)
-                if key[-1:] in ("'", '"'):
-                    found.setdefault(key[1:-1], n)
-            if key[-1:] in ("'", '"'):
-                found.setdefault(key[:-1], n)
+            # a quoted key, quotes alike at both ends (`"a: b":` is cut at its first colon
+            # too: that `"a` names no property `a`)
+            if len(key) > 1 and key[0] == key[-1] and key[0] in ("'", '"'):
+                found.setdefault(key[1:-1], n)
     return found
 
 
