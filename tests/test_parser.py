@@ -560,3 +560,9 @@ def test_a_colon_inside_a_quoted_key_names_no_other_property() -> None:
     note = parse_note('---\n"a: b": 1\na: 2\n\'c\': 3\n"\'": 4\n---\n', "n.md")
     assert note.frontmatter == {"a: b": 1, "a": 2, "c": 3, "'": 4}
     assert [(f.key, f.line) for f in note.fields] == [("a: b", 2), ("a", 3), ("c", 4), ("'", 5)]
+
+
+def test_an_empty_quoted_key_and_a_quoted_colon() -> None:
+    note = parse_note('---\n":": 1\n"": 2\n---\n', "n.md")
+    assert note.frontmatter == {":": 1, "": 2}
+    assert [(f.key, f.line) for f in note.fields] == [(":", 2), ("", 3)]
