@@ -566,3 +566,9 @@ def test_an_empty_quoted_key_and_a_quoted_colon() -> None:
     note = parse_note('---\n":": 1\n"": 2\n---\n', "n.md")
     assert note.frontmatter == {":": 1, "": 2}
     assert [(f.key, f.line) for f in note.fields] == [(":", 2), ("", 3)]
+
+
+def test_a_key_starting_with_a_colon() -> None:
+    note = parse_note('---\nx: 1\n:a: "[[L]]"\n---\n', "n.md")
+    assert [(f.key, f.line) for f in note.fields] == [("x", 2), (":a", 3)]
+    assert [(lk.target, lk.line, lk.relation) for lk in note.links] == [("L", 3, ":a")]
