@@ -163,11 +163,14 @@ def rank(
     limit: int = 10,
     names: Mapping[str, Sequence[str]] | None = None,
     note_scores: Mapping[str, float] | None = None,
+    signals: Sequence[tuple[str, float, Mapping[str, float]]] = (),
 ) -> list[Ranked]:
     """Fuse per note (best chunk per retriever), add the signals, best first.
 
     `names`: each note's names, for the title signal, in place of its facts' names;
-    `note_scores`: whole-note keyword scores in [0, 1], for the note signal."""
+    `note_scores`: whole-note keyword scores in [0, 1], for the note signal; `signals`: more
+    per-note evidence, each (label, weight, value in [0, 1] by path; a missing note has 0),
+    added before the graph tie-breaker looks at the head of the order."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -234,6 +237,9 @@ def rank(
         if weights.freshness and note_facts.modified and now:
             age_days = max(0.0, (now - note_facts.modified).total_seconds() / 86400)
             parts.append(("freshness", weights.freshness * math.exp(-age_days / 30)))
+        for label, weight, values in signals:
+            if weight and path in values:
+                parts.append((label, weight * values[path]))
         base[path] = [p for p in parts if p[1]]
 
     def total(path: str) -> float:
