@@ -261,6 +261,8 @@ def _plain(vault: Any, weights: ranking.Weights, swap: dict[str, Any] | None = N
                 module: Any = search
                 if name.startswith("text."):
                     module, name = store_text, name.removeprefix("text.")
+                elif name.startswith("ranking."):
+                    module, name = ranking, name.removeprefix("ranking.")
                 stack.enter_context(swapped(module, name, value))
             result = search.run(
                 vault.conn, query, vault.embedder, None, vault.index.current_matrix()
@@ -560,6 +562,30 @@ def link_edges(conn: Any, slug: bool = False) -> set[tuple[str, str]]:
     return edges
 
 
+def pagerank(edges: set[tuple[str, str]], damping: float = 0.85) -> dict[str, float]:
+    """PageRank by power iteration (numpy; networkx's needs scipy, which is not installed);
+    a note without out-links spreads its rank over every note."""
+    import numpy as np
+
+    nodes = sorted({n for e in edges for n in e})
+    at = {n: i for i, n in enumerate(nodes)}
+    src = np.array([at[a] for a, _ in edges])
+    dst = np.array([at[b] for _, b in edges])
+    n = len(nodes)
+    out = np.bincount(src, minlength=n).astype(float)
+    rank = np.full(n, 1.0 / n)
+    for _ in range(100):
+        spread = np.zeros(n)
+        np.add.at(spread, dst, rank[src] / out[src])
+        dangling = rank[out == 0].sum()
+        new = (1 - damping) / n + damping * (spread + dangling / n)
+        done = np.abs(new - rank).sum() < 1e-10
+        rank = new
+        if done:
+            break
+    return {node: float(rank[i]) for i, node in enumerate(nodes)}
+
+
 def authority(edges: set[tuple[str, str]], how: str = "inlinks") -> dict[str, float]:
     """A note's link authority in [0, 1]: log-scaled in-degree (distinct linking notes) over
     the vault's largest, or PageRank on the same graph (log-scaled between the least and most)."""
@@ -573,11 +599,7 @@ def authority(edges: set[tuple[str, str]], how: str = "inlinks") -> dict[str, fl
             count[dst] = count.get(dst, 0) + 1
         top = math.log1p(max(count.values()))
         return {p: math.log1p(n) / top for p, n in count.items()}
-    import networkx as nx
-
-    graph = nx.DiGraph()
-    graph.add_edges_from(edges)
-    pr = nx.pagerank(graph)
+    pr = pagerank(edges)
     low, high = min(pr.values()), max(pr.values())
     if high <= low:
         return {}
@@ -833,4 +855,26 @@ VARIANTS.update({
     "phrase-names0.2": lambda vault: _phrase(vault, 0.2, headings=False),
     "centroid0.3+lead0.4": lambda vault: _centroid(
         vault, 0.3, also=_lead_maker(vault, 0.4)),
+})
+
+
+# Link authority as built (ranking.Weights.authority, store.linking_note_counts: resolved links
+# and URL-style links to a note's slug or permalink), at two scales.
+def _auth(weight: float, scale: int = 1000, **more: float) -> Callable[[Any], Run]:
+    return lambda vault: _plain(vault, replace(DEFAULTS, authority=weight, **more),
+                                swap={"ranking.AUTHORITY_SCALE": scale})
+
+
+VARIANTS.update({
+    "auth0.2": _auth(0.2),
+    "auth0.3": _auth(0.3),
+    "auth0.4": _auth(0.4),
+    "auth0.6": _auth(0.6),
+    "auth0.2-s100": _auth(0.2, 100),
+    "auth0.3-s100": _auth(0.3, 100),
+    "auth0.4-s100": _auth(0.4, 100),
+    "auth0.4+title0.8": _auth(0.4, title=0.8),
+    "auth0.4+note0.8": _auth(0.4, note=0.8),
+    "auth0.4+centroid0.3": lambda vault: _centroid(
+        vault, 0.3, replace(DEFAULTS, authority=0.4)),
 })

@@ -43,6 +43,7 @@ class NoteFacts:
     expired: bool = False  # past its decay tier's lifetime
     modified: dt.datetime | None = None
     names: tuple[str, ...] = ()  # title, aliases and the other names it goes by
+    linked_from: int = 0  # how many other notes link to it (store.linking_note_counts)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,10 @@ class Weights:
     # …and the keyword evidence of a note's other sections besides its best one: measured,
     # not kept (0 is off)
     evidence: float = 0.0
+    # …and link authority: a note many notes link to (the guide a documentation site's pages
+    # point at) is a better answer to a generic question than a page nobody links to;
+    # log-scaled, full at AUTHORITY_SCALE linking notes (see authority())
+    authority: float = 0.0
     # How the keyword, meaning and whole-note evidence meet: "blend" adds each one's score
     # scaled to the best candidate's; "rrf" adds each one's reciprocal rank among the
     # candidates (weight x (k + 1) / (k + rank), so rank 1 is worth the full weight, as the
@@ -136,6 +141,19 @@ def name_match(query: set[str], names: Sequence[str]) -> float:
         hit_n = _held(have, asked, asked_starts)
         best = max(best, (hit_q / len(query)) * (hit_n / len(have)))
     return best
+
+
+AUTHORITY_SCALE = 1000  # linking notes at which link authority is full
+
+
+def authority(linked_from: int, scale: int | None = None) -> float:
+    """A note's link authority in [0, 1]: the number of notes linking to it, log-scaled
+    (log(1 + n) / log(1 + scale)), so the first few links count most; full from `scale`
+    (default AUTHORITY_SCALE) on."""
+    if linked_from <= 0:
+        return 0.0
+    top = AUTHORITY_SCALE if scale is None else scale
+    return min(1.0, math.log1p(linked_from) / math.log1p(max(1, top)))
 
 
 def other_sections(scores: Sequence[float]) -> float:
@@ -230,6 +248,8 @@ def rank(
         if weights.evidence and top_keyword > 0:
             relative = [(c.keyword or 0.0) / top_keyword for c in chunks]
             parts.append(("evidence", weights.evidence * other_sections(relative)))
+        if weights.authority and note_facts.linked_from:
+            parts.append(("authority", weights.authority * authority(note_facts.linked_from)))
         if route is not None and weights.date and _in_route(route, path, best.title, note_facts):
             parts.append(("date", weights.date))
         if note_facts.expired and weights.expired:

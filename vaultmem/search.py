@@ -7,7 +7,7 @@ import html
 import re
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from vaultmem import decay, query, ranking, store
@@ -461,6 +461,8 @@ def run(
 
     paths = sorted({c.path for c in candidates.values()})
     facts, allowed = _facts(conn, paths, q.filters, now)
+    if weights.authority:
+        facts = _linked_from(conn, facts)
     if only is not None:
         allowed &= only
     allowed -= hidden
@@ -733,6 +735,14 @@ def _facts(
                 continue
         allowed.add(path)
     return facts, allowed
+
+
+def _linked_from(
+    conn: store.Connection, facts: dict[str, ranking.NoteFacts]
+) -> dict[str, ranking.NoteFacts]:
+    """The notes' facts with how many other notes link to each (link authority)."""
+    counts = store.linking_note_counts(conn, list(facts))
+    return {p: replace(f, linked_from=counts[p]) if p in counts else f for p, f in facts.items()}
 
 
 def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:
