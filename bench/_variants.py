@@ -386,7 +386,7 @@ def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[rankin
 # The defaults before issue 13's winners were turned on (no title, no whole-note signal): the
 # baseline the new defaults are measured against in the same run. The variants below were
 # measured against it (docs/BENCHMARKS.md, "Ranking ideas").
-BEFORE = replace(ranking.Weights(), title=0.0, note=0.0)
+BEFORE = replace(ranking.Weights(), title=0.0, note=0.0, authority=0.0)
 BASE = BEFORE
 VARIANTS: dict[str, Callable[[Any], Run]] = {
     "defaults": lambda vault: _plain(vault, ranking.Weights()),
@@ -877,4 +877,9 @@ VARIANTS.update({
     "auth0.4+note0.8": _auth(0.4, note=0.8),
     "auth0.4+centroid0.3": lambda vault: _centroid(
         vault, 0.3, replace(DEFAULTS, authority=0.4)),
+})
+VARIANTS.update({
+    "auth0.3+centroid0.3": lambda vault: _centroid(vault, 0.3, replace(DEFAULTS, authority=0.3)),
+    "auth0.3+centroid0.3-nocand": lambda vault: _centroid(
+        vault, 0.3, replace(DEFAULTS, authority=0.3), nearest=0),
 })

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from tests.conftest import MakeVault
-from vaultmem import ranking, store
+from vaultmem import ranking, search, store
 from vaultmem.ranking import Candidate, NoteFacts, Weights, authority, rank
 from vaultmem.search import Query
 from vaultmem.search import run as search_run
@@ -52,7 +52,7 @@ def _cand(i: int, path: str, keyword: float) -> Candidate:
 def test_the_authority_signal_lifts_a_linked_note_by_its_weight() -> None:
     chunks = [_cand(1, "a.md", 10.0), _cand(2, "guide.md", 9.0), _cand(3, "b.md", 8.0)]
     facts = {"guide.md": NoteFacts(linked_from=99), "b.md": NoteFacts(linked_from=1)}
-    plain = Weights(heading=0, path=0, graph=0, vector=0, title=0, note=0)
+    plain = Weights(heading=0, path=0, graph=0, vector=0, title=0, note=0, authority=0)
     assert [r.path for r in rank(chunks, facts, {"x"}, plain)] == ["a.md", "guide.md", "b.md"]
     found = rank(chunks, facts, {"x"}, replace(plain, authority=0.4))
     assert [r.path for r in found] == ["guide.md", "a.md", "b.md"]
@@ -62,6 +62,12 @@ def test_the_authority_signal_lifts_a_linked_note_by_its_weight() -> None:
     assert parts["b.md"]["authority"] == pytest.approx(0.4 * math.log(2) / math.log(1001))
     assert "authority" not in parts["a.md"]  # nobody links to it: no part at all
     assert found[0].score == pytest.approx(sum(v for _, v in found[0].parts))
+
+
+def test_link_authority_is_on_by_default_in_hybrid_search_only() -> None:
+    assert Weights().authority == 0.3
+    assert search._single("semantic").authority == 0.0  # meaning only
+    assert search._single("keyword").authority == 0.3
 
 
 def test_the_authority_signal_is_off_at_weight_zero() -> None:
@@ -141,7 +147,7 @@ def test_search_puts_the_note_many_notes_link_to_first_when_weighted(
         hits = search_run(vault.conn, Query(asked, 2, "keyword", weights=weights), None).hits
         return [h.path for h in hits]
 
-    plain = Weights(vector=0.0)
+    plain = Weights(vector=0.0, authority=0.0)
     assert top(plain) == ["a/Clock.md", "guides/Timers.md"]  # the same words: by path
     weighted = replace(plain, authority=0.3)
     hits = search_run(vault.conn, Query(asked, 2, "keyword", weights=weighted), None).hits
@@ -150,3 +156,7 @@ def test_search_puts_the_note_many_notes_link_to_first_when_weighted(
     assert parts["authority"] == pytest.approx(0.3 * math.log(13) / math.log(1001))
     assert "authority" not in dict(hits[1].explain)
     assert hits[0].score - hits[1].score == pytest.approx(parts["authority"])
+    # on by default: a hybrid search explains it
+    default = vault.search(asked, limit=2)
+    assert default.hits[0].path == "guides/Timers.md"
+    assert dict(default.hits[0].explain)["authority"] == pytest.approx(parts["authority"])

@@ -656,7 +656,9 @@ def _single(mode: Mode) -> ranking.Weights:
     """Keyword-only or meaning-only ranking still gets the small signals (dates, headings)."""
     if mode == "keyword":
         return ranking.Weights(vector=0.0)
-    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0)
+    return ranking.Weights(
+        keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0, authority=0.0
+    )
 
 
 def _semantic_impossible(problem: str, embedder: Callable[[], Embedder] | None) -> VaultmemError:
