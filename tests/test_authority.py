@@ -160,3 +160,24 @@ def test_search_puts_the_note_many_notes_link_to_first_when_weighted(
     default = vault.search(asked, limit=2)
     assert default.hits[0].path == "guides/Timers.md"
     assert dict(default.hits[0].explain)["authority"] == pytest.approx(parts["authority"])
+
+
+def test_the_counts_kept_between_searches_follow_the_index(make_vault: MakeVault) -> None:
+    files: dict[str, str | bytes] = {"Timers.md": "# Timers\nAn interval timer.\n"}
+    files.update({f"p{n}.md": f"See [[Timers]], page {n}.\n" for n in range(3)})
+    vault = make_vault(files)
+    vault.reindex()
+
+    def part() -> float:
+        hit = next(h for h in vault.search("interval timer").hits if h.path == "Timers.md")
+        return dict(hit.explain)["authority"]
+
+    assert part() == pytest.approx(0.3 * math.log(4) / math.log(1001))
+    assert part() == pytest.approx(0.3 * math.log(4) / math.log(1001))  # kept: the same
+    (vault.root / "p3.md").write_text("Also [[Timers]].\n", encoding="utf-8")
+    (vault.root / "p0.md").write_text("No link now.\n", encoding="utf-8")
+    vault.reindex()
+    assert part() == pytest.approx(0.3 * math.log(4) / math.log(1001))  # one gone, one new
+    (vault.root / "p4.md").write_text("And [[Timers]].\n", encoding="utf-8")
+    vault.reindex()
+    assert part() == pytest.approx(0.3 * math.log(5) / math.log(1001))

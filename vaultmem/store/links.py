@@ -392,14 +392,18 @@ def linking_note_counts(conn: Connection, paths: Sequence[str]) -> dict[str, int
         if src != ids.get(dst):
             sources.setdefault(dst, set()).add(src)
     if by_key:
-        for key, target, src in rows_in(
+        # one row per target as written (MDN's 990 links to its CSS page are a few targets)
+        for key, target, linking in rows_in(
             conn,
-            "SELECT target_key, target, src_id FROM links"
-            " WHERE +dst_path IS NULL AND target_key IN ({marks})",  # by links_key
+            "SELECT target_key, target, group_concat(DISTINCT src_id) FROM links"
+            " WHERE +dst_path IS NULL AND target_key IN ({marks})"  # by links_key
+            " GROUP BY target_key, target",
             list(by_key),
         ):
             where = "/" + fold(target).split("#", 1)[0].split("?", 1)[0].strip("/")
             for address, path in by_key.get(key, ()):
-                if where.endswith(address) and src != ids[path]:
-                    sources.setdefault(path, set()).add(src)
+                if where.endswith(address):
+                    found = {int(n) for n in str(linking).split(",")} - {ids[path]}
+                    if found:
+                        sources.setdefault(path, set()).update(found)
     return {p: len(s) for p, s in sources.items()}
