@@ -740,8 +740,8 @@ def _facts(
 
 
 # How many notes link to each note, per index: looked up for the candidates a search has not
-# met before (one query over the links, ~5 ms of CPU for 100 MDN notes), kept until the index
-# changes (search as you type meets the same notes again and again).
+# met before (one query over the links, ~3 ms of CPU for an MDN search's ~100), kept until
+# the index changes (search as you type meets the same notes again and again).
 _LINKED: dict[tuple[str, int], dict[str, int]] = {}
 _LINKED_KEPT = 50_000  # notes per index: a long-running process forgets past this many
 
@@ -758,11 +758,15 @@ def _linked_from(
         known = _LINKED[key] = {}
     if len(known) > _LINKED_KEPT:
         known.clear()
-    new = [p for p in facts if p not in known]
+    # read once into a dict of this call's own: another thread's search may clear `known`
+    found = {p: n for p in facts if (n := known.get(p)) is not None}
+    new = [p for p in facts if p not in found]
     if new:
         counts = store.linking_note_counts(conn, new)
-        known.update((p, counts.get(p, 0)) for p in new)
-    return {p: replace(f, linked_from=known[p]) if known[p] else f for p, f in facts.items()}
+        fresh = {p: counts.get(p, 0) for p in new}
+        known.update(fresh)
+        found.update(fresh)
+    return {p: replace(f, linked_from=found[p]) if found[p] else f for p, f in facts.items()}
 
 
 def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:
