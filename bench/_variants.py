@@ -456,7 +456,8 @@ def _note_bm25(weights: tuple[float, float]) -> str:
 QUESTION_WORDS = frozenset(
     ["vs", "versus", "difference", "between", "way", "using", "use", "mean", "means",
      "meaning", "javascript", "js", "css", "html", "browser", "web", "page", "code"])
-DEFAULTS = ranking.Weights()
+DEFAULTS = ranking.Weights()  # from round 4 on, with link authority 0.3: "before" it, use
+# replace(DEFAULTS, authority=0.0) (round 4's tables do, as "defaults")
 VARIANTS.update({
     "rrf": lambda vault: _plain(vault, replace(DEFAULTS, fusion="rrf")),
     "rrf-k10": lambda vault: _plain(vault, replace(DEFAULTS, fusion="rrf", rrf_k=10)),
@@ -831,6 +832,7 @@ def _phrase(vault: Any, weight: float, headings: bool = True) -> Run:
 
 
 VARIANTS.update({
+    "r3-defaults": lambda vault: _plain(vault, replace(DEFAULTS, authority=0.0)),
     "r4-defaults": lambda vault: _with_signals(vault, DEFAULTS, lambda q, c: ([], [])),
     "inlinks0.1": lambda vault: _authority(vault, 0.1),
     "inlinks0.2": lambda vault: _authority(vault, 0.2),
