@@ -23,7 +23,9 @@ Names are read from the index (title and aliases of the candidate notes); nothin
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -259,6 +261,8 @@ def _plain(vault: Any, weights: ranking.Weights, swap: dict[str, Any] | None = N
                 module: Any = search
                 if name.startswith("text."):
                     module, name = store_text, name.removeprefix("text.")
+                elif name.startswith("ranking."):
+                    module, name = ranking, name.removeprefix("ranking.")
                 stack.enter_context(swapped(module, name, value))
             result = search.run(
                 vault.conn, query, vault.embedder, None, vault.index.current_matrix()
@@ -382,7 +386,7 @@ def _borrowed(conn: Any, candidates: Sequence[ranking.Candidate]) -> list[rankin
 # The defaults before issue 13's winners were turned on (no title, no whole-note signal): the
 # baseline the new defaults are measured against in the same run. The variants below were
 # measured against it (docs/BENCHMARKS.md, "Ranking ideas").
-BEFORE = replace(ranking.Weights(), title=0.0, note=0.0)
+BEFORE = replace(ranking.Weights(), title=0.0, note=0.0, authority=0.0)
 BASE = BEFORE
 VARIANTS: dict[str, Callable[[Any], Run]] = {
     "defaults": lambda vault: _plain(vault, ranking.Weights()),
@@ -452,7 +456,8 @@ def _note_bm25(weights: tuple[float, float]) -> str:
 QUESTION_WORDS = frozenset(
     ["vs", "versus", "difference", "between", "way", "using", "use", "mean", "means",
      "meaning", "javascript", "js", "css", "html", "browser", "web", "page", "code"])
-DEFAULTS = ranking.Weights()
+DEFAULTS = ranking.Weights()  # from round 4 on, with link authority 0.3: "before" it, use
+# replace(DEFAULTS, authority=0.0) (round 4's tables do, as "defaults")
 VARIANTS.update({
     "rrf": lambda vault: _plain(vault, replace(DEFAULTS, fusion="rrf")),
     "rrf-k10": lambda vault: _plain(vault, replace(DEFAULTS, fusion="rrf", rrf_k=10)),
@@ -488,4 +493,395 @@ VARIANTS.update({
     "common-off": lambda vault: _plain(vault, DEFAULTS, swap={"COMMON_SHARE": 1.0}),
     "qwords": lambda vault: _plain(vault, DEFAULTS, swap={
         "STOPWORDS": search.STOPWORDS | QUESTION_WORDS}),
+})
+
+
+# Round 4 (engineer R, session 3): priors and fields the earlier rounds did not try. Each one is
+# a named signal handed to ranking.rank (`signals`: label, weight, a value in [0, 1] per note),
+# so it is added where the real signals are (before the graph tie-breaker), with the defaults'
+# weights otherwise unchanged.
+Signal = tuple[str, float, dict[str, float]]
+MakeSignals = Callable[[str, Sequence[ranking.Candidate]],
+                       tuple[list[ranking.Candidate], list[Signal]]]
+
+
+def _with_signals(vault: Any, weights: ranking.Weights, make: MakeSignals) -> Run:
+    """vaultmem's hybrid search with `make(query, candidates)`'s extra candidates and signals."""
+    plain_rank = ranking.rank
+    state: dict[str, str] = {}
+
+    def rank(*args: Any, **kwargs: Any) -> list[ranking.Ranked]:
+        extra, signals = make(state["q"], args[0])
+        have = {c.chunk_id for c in args[0]}
+        cands = list(args[0]) + [c for c in extra if c.chunk_id not in have]
+        kwargs["signals"] = (*kwargs.get("signals", ()), *signals)
+        return plain_rank(cands, *args[1:], **kwargs)
+
+    def run(q: str) -> list[tuple[str, str]]:
+        state["q"] = q
+        query = search.Query(q, 10, "hybrid", weights=weights)
+        with swapped(ranking, "rank", rank):
+            result = search.run(vault.conn, query, vault.embedder, None,
+                                vault.index.current_matrix())
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
+def _first_sections(conn: Any) -> dict[str, ranking.Candidate]:
+    return {r[1]: ranking.Candidate(r[0], r[1], r[2], "", r[3], r[3]) for r in conn.execute(
+        "SELECT c.id, n.path, n.title, c.start_line FROM notes n JOIN chunks c"
+        " ON c.note_id = n.id AND c.seq = 0 WHERE n.kind = 'note'")}
+
+
+def _slugs(conn: Any) -> dict[str, str]:
+    """Front matter `slug:` (lower case) -> path: how MDN's own links name its pages."""
+    out = {}
+    for path, fm in conn.execute("SELECT path, frontmatter FROM notes WHERE kind = 'note'"
+                                 " AND frontmatter LIKE '%\"slug\"%'"):
+        slug = json.loads(fm).get("slug")
+        if isinstance(slug, str):
+            out[slug.strip("/").lower()] = path
+    return out
+
+
+def link_edges(conn: Any, slug: bool = False) -> set[tuple[str, str]]:
+    """Distinct note -> note links (resolved by vaultmem; with `slug`, MDN's unresolved
+    `/en-US/docs/<slug>` links too, by the target's front matter slug: an upper bound for what
+    the prior would earn on MDN if its links resolved, not something vaultmem does)."""
+    rows = conn.execute(
+        "SELECT n.path, l.dst_path, l.target FROM links l JOIN notes n ON n.id = l.src_id"
+        " WHERE n.kind = 'note'").fetchall()
+    notes = {r[0] for r in conn.execute("SELECT path FROM notes WHERE kind = 'note'")}
+    slugs = _slugs(conn) if slug else {}
+    edges = set()
+    for src, dst, target in rows:
+        if dst is None and slugs and target.startswith("/en-US/docs/"):
+            dst = slugs.get(target.removeprefix("/en-US/docs/").split("#")[0].strip("/").lower())
+        if dst is not None and dst != src and dst in notes:
+            edges.add((src, dst))
+    return edges
+
+
+def pagerank(edges: set[tuple[str, str]], damping: float = 0.85) -> dict[str, float]:
+    """PageRank by power iteration (numpy; networkx's needs scipy, which is not installed);
+    a note without out-links spreads its rank over every note."""
+    import numpy as np
+
+    nodes = sorted({n for e in edges for n in e})
+    at = {n: i for i, n in enumerate(nodes)}
+    src = np.array([at[a] for a, _ in edges])
+    dst = np.array([at[b] for _, b in edges])
+    n = len(nodes)
+    out = np.bincount(src, minlength=n).astype(float)
+    rank = np.full(n, 1.0 / n)
+    for _ in range(100):
+        spread = np.zeros(n)
+        np.add.at(spread, dst, rank[src] / out[src])
+        dangling = rank[out == 0].sum()
+        new = (1 - damping) / n + damping * (spread + dangling / n)
+        done = np.abs(new - rank).sum() < 1e-10
+        rank = new
+        if done:
+            break
+    return {node: float(rank[i]) for i, node in enumerate(nodes)}
+
+
+def authority(edges: set[tuple[str, str]], how: str = "inlinks") -> dict[str, float]:
+    """A note's link authority in [0, 1]: log-scaled in-degree (distinct linking notes) over
+    the vault's largest, or PageRank on the same graph (log-scaled between the least and most)."""
+    import math
+
+    if not edges:
+        return {}
+    if how == "inlinks":
+        count: dict[str, int] = {}
+        for _, dst in edges:
+            count[dst] = count.get(dst, 0) + 1
+        top = math.log1p(max(count.values()))
+        return {p: math.log1p(n) / top for p, n in count.items()}
+    pr = pagerank(edges)
+    low, high = min(pr.values()), max(pr.values())
+    if high <= low:
+        return {}
+    return {p: math.log(v / low) / math.log(high / low) for p, v in pr.items()}
+
+
+def _authority(vault: Any, weight: float, how: str = "inlinks", slug: bool = False,
+               weights: ranking.Weights | None = None) -> Run:
+    values = authority(link_edges(vault.conn, slug), how)
+    return _with_signals(vault, weights or DEFAULTS,
+                         lambda q, cands: ([], [("authority", weight, values)]))
+
+
+def _hubness(conn: Any) -> dict[str, float]:
+    """How much a note is a list of links: its links per word of text, 0 below one link in
+    twenty words, 1 from one in five."""
+    words = dict(conn.execute(
+        "SELECT n.path, sum(length(f.body) - length(replace(f.body, ' ', '')) + 1)"
+        " FROM notes n JOIN chunks c ON c.note_id = n.id JOIN chunks_fts f ON f.rowid = c.id"
+        " WHERE n.kind = 'note' GROUP BY n.id").fetchall())
+    links = dict(conn.execute("SELECT n.path, count(*) FROM links l JOIN notes n"
+                              " ON n.id = l.src_id GROUP BY n.id").fetchall())
+    out = {}
+    for path, n in links.items():
+        ratio = n / max(1, words.get(path, 1))
+        if ratio > 0.05:
+            out[path] = min(1.0, (ratio - 0.05) / 0.15)
+    return out
+
+
+def _hub_penalty(vault: Any, weight: float) -> Run:
+    values = _hubness(vault.conn)
+    return _with_signals(vault, DEFAULTS, lambda q, cands: ([], [("hub", -weight, values)]))
+
+
+def _note_centroids(vault: Any) -> tuple[Any, list[str]]:
+    """One normalised vector per note: the mean of its sections' vectors (from memory)."""
+    import numpy as np
+
+    conn = vault.conn
+    held = vault.index.current_matrix()
+    note_of = dict(conn.execute("SELECT c.id, n.path FROM chunks c JOIN notes n"
+                                " ON n.id = c.note_id WHERE n.kind = 'note'").fetchall())
+    paths = sorted(set(note_of.values()))
+    place = {p: i for i, p in enumerate(paths)}
+    rows = np.array([place.get(note_of.get(int(i), ""), -1) for i in held.ids])
+    keep = rows >= 0
+    matrix = np.zeros((len(paths), held.matrix.shape[1]), dtype=np.float32)
+    np.add.at(matrix, rows[keep], held.matrix[keep])
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    return matrix, paths
+
+
+def _centroid(vault: Any, weight: float, weights: ranking.Weights | None = None,
+              nearest: int = 20, also: Callable[..., Any] | None = None) -> Run:
+    """A `centroid` signal: the query's similarity to each candidate note's mean vector,
+    scaled between the lowest and highest among the candidates; the `nearest` notes by it
+    join the candidates (by their first section)."""
+    import numpy as np
+
+    matrix, paths = _note_centroids(vault)
+    index = {p: i for i, p in enumerate(paths)}
+    first = _first_sections(vault.conn)
+    model = vault.embedder()
+
+    def make(q: str, cands: Sequence[ranking.Candidate]) -> tuple[list[Any], list[Signal]]:
+        sims = matrix @ model.embed([q])[0]
+        extra = [first[paths[int(i)]] for i in np.argsort(-sims)[:nearest]
+                 if paths[int(i)] in first]
+        pool = {c.path for c in cands} | {c.path for c in extra}
+        got = {p: float(sims[index[p]]) for p in pool if p in index}
+        low, high = (min(got.values()), max(got.values())) if got else (0.0, 1.0)
+        spread = high - low
+        values = {p: (s - low) / spread if spread > 0 else 0.0 for p, s in got.items()}
+        signals: list[Signal] = [("centroid", weight, values)]
+        if also is not None:
+            more, more_signals = also(q, cands)
+            extra += more
+            signals += more_signals
+        return extra, signals
+
+    return _with_signals(vault, weights or DEFAULTS, make)
+
+
+_FRONT = re.compile(r"\A---\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_MACRO = re.compile(r"\{\{[^{}]*\}\}")
+
+
+def _macro_word(m: re.Match[str]) -> str:
+    """A template macro as the name it refers to: {{domxref("Window")}} -> Window."""
+    quoted = re.search(r'"([^"]*)"', m.group(0))
+    return f" {quoted.group(1)} " if quoted else " "
+
+
+def lead_paragraph(text: str) -> str:
+    """A note's opening sentence(s): the first paragraph of prose after the front matter (not
+    a heading, quote or callout, list, table, code or a line of template macros), as plain
+    text, 400 characters at most."""
+    body = _FRONT.sub("", text, count=1)
+    fenced = False
+    para: list[str] = []
+    for line in [*body.splitlines(), ""]:
+        s = line.strip()
+        if s.startswith(("```", "~~~")):
+            fenced = not fenced
+            para = []
+            continue
+        if fenced:
+            continue
+        if not s:
+            joined = search.plain_text(_MACRO.sub(_macro_word, " ".join(para)))
+            if len(joined.split()) >= 4:
+                return joined[:400]
+            para = []
+            continue
+        if s.startswith(("#", ">", "|", "- ", "* ", "<!--", "![[")) or _MACRO.fullmatch(s):
+            para = []
+            continue
+        para.append(s)
+    return ""
+
+
+class LeadBm25:
+    """bm25 over every note's lead paragraph (an in-memory FTS5 table, the index's
+    tokenizer), the query's words OR-ed; scores relative to the best."""
+
+    def __init__(self, vault: Any) -> None:
+        import sqlean
+
+        root = vault.root
+        rows = []
+        for (path,) in vault.conn.execute("SELECT path FROM notes WHERE kind = 'note'"):
+            try:
+                text = (root / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            lead = lead_paragraph(text)
+            if lead:
+                rows.append((path, lead))
+        self.leads = dict(rows)
+        self.db = sqlean.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE leads USING fts5(path UNINDEXED, lead,"
+                        " tokenize = 'porter unicode61 remove_diacritics 2')")
+        self.db.executemany("INSERT INTO leads VALUES (?, ?)", rows)
+
+    def scores(self, q: str, k: int = 100) -> dict[str, float]:
+        words = search.query_words(q)
+        if not words:
+            return {}
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = self.db.execute("SELECT path, -bm25(leads) FROM leads WHERE leads MATCH ?"
+                               " ORDER BY bm25(leads) LIMIT ?", (match, k)).fetchall()
+        top = rows[0][1] if rows and rows[0][1] > 0 else 0.0
+        return {p: s / top for p, s in rows} if top else {}
+
+
+def _lead_maker(vault: Any, weight: float, cands_n: int = 0) -> MakeSignals:
+    leads = LeadBm25(vault)
+    first = _first_sections(vault.conn)
+
+    def make(q: str, cands: Sequence[ranking.Candidate]) -> tuple[list[Any], list[Signal]]:
+        scores = leads.scores(q)
+        best = sorted(scores, key=lambda p: -scores[p])[:cands_n]
+        return [first[p] for p in best if p in first], [("lead", weight, scores)]
+
+    return make
+
+
+def _lead(vault: Any, weight: float, cands_n: int = 0,
+          weights: ranking.Weights | None = None) -> Run:
+    return _with_signals(vault, weights or DEFAULTS, _lead_maker(vault, weight, cands_n))
+
+
+def adjacent_pairs(words: Sequence[str]) -> list[tuple[str, str]]:
+    return list(itertools.pairwise(words))
+
+
+def phrase_share(pairs: Sequence[tuple[str, str]], texts: Sequence[str]) -> float:
+    """The share of the query's adjacent word pairs that stand next to each other in one of
+    `texts` (a word longer than ranking.STEM letters matches by its first STEM letters)."""
+    if not pairs:
+        return 0.0
+
+    def same(a: str, b: str) -> bool:
+        return a == b or (len(a) > ranking.STEM and b.startswith(a[: ranking.STEM]))
+
+    seqs = [[w.lower() for w in ranking._WORD_RE.findall(t)] for t in texts]
+    hit = 0
+    for a, b in pairs:
+        if any(same(a, s[i]) and same(b, s[i + 1]) for s in seqs for i in range(len(s) - 1)):
+            hit += 1
+    return hit / len(pairs)
+
+
+def _phrase_maker(vault: Any, weight: float, headings: bool = True) -> MakeSignals:
+    conn = vault.conn
+    cache: dict[str, list[str]] = {}
+
+    def texts(path: str) -> list[str]:
+        if path not in cache:
+            row = conn.execute("SELECT id, title, names, aliases FROM notes WHERE path = ?",
+                               (path,)).fetchone()
+            if row is None:
+                cache[path] = []
+            else:
+                out = [row[1], *json.loads(row[2]), *json.loads(row[3])]
+                if headings:
+                    out += [r[0] for r in conn.execute(
+                        "SELECT text FROM headings WHERE note_id = ?", (row[0],))]
+                cache[path] = out
+        return cache[path]
+
+    def make(q: str, cands: Sequence[ranking.Candidate]) -> tuple[list[Any], list[Signal]]:
+        pairs = adjacent_pairs(search.query_words(q))
+        if not pairs:
+            return [], []
+        values = {}
+        for path in {c.path for c in cands}:
+            share = phrase_share(pairs, texts(path))
+            if share:
+                values[path] = share
+        return [], [("phrase", weight, values)]
+
+    return make
+
+
+def _phrase(vault: Any, weight: float, headings: bool = True) -> Run:
+    return _with_signals(vault, DEFAULTS, _phrase_maker(vault, weight, headings))
+
+
+VARIANTS.update({
+    "r3-defaults": lambda vault: _plain(vault, replace(DEFAULTS, authority=0.0)),
+    "r4-defaults": lambda vault: _with_signals(vault, DEFAULTS, lambda q, c: ([], [])),
+    "inlinks0.1": lambda vault: _authority(vault, 0.1),
+    "inlinks0.2": lambda vault: _authority(vault, 0.2),
+    "inlinks0.4": lambda vault: _authority(vault, 0.4),
+    "pagerank0.2": lambda vault: _authority(vault, 0.2, "pagerank"),
+    "slug-inlinks0.1": lambda vault: _authority(vault, 0.1, slug=True),
+    "slug-inlinks0.2": lambda vault: _authority(vault, 0.2, slug=True),
+    "slug-inlinks0.4": lambda vault: _authority(vault, 0.4, slug=True),
+    "slug-pagerank0.2": lambda vault: _authority(vault, 0.2, "pagerank", slug=True),
+    "hub0.2": lambda vault: _hub_penalty(vault, 0.2),
+    "centroid0.3b": lambda vault: _centroid(vault, 0.3),
+    "centroid0.2b": lambda vault: _centroid(vault, 0.2),
+    "centroid0.3-nocand": lambda vault: _centroid(vault, 0.3, nearest=0),
+    "centroid0.3+title0.8": lambda vault: _centroid(vault, 0.3, replace(DEFAULTS, title=0.8)),
+    "centroid0.3+note0.8": lambda vault: _centroid(vault, 0.3, replace(DEFAULTS, note=0.8)),
+    "lead0.2": lambda vault: _lead(vault, 0.2),
+    "lead0.4": lambda vault: _lead(vault, 0.4),
+    "lead0.4+cand": lambda vault: _lead(vault, 0.4, cands_n=20),
+    "lead0.8": lambda vault: _lead(vault, 0.8),
+    "phrase0.1": lambda vault: _phrase(vault, 0.1),
+    "phrase0.2": lambda vault: _phrase(vault, 0.2),
+    "phrase-names0.2": lambda vault: _phrase(vault, 0.2, headings=False),
+    "centroid0.3+lead0.4": lambda vault: _centroid(
+        vault, 0.3, also=_lead_maker(vault, 0.4)),
+})
+
+
+# Link authority as built (ranking.Weights.authority, store.linking_note_counts: resolved links
+# and URL-style links to a note's slug or permalink), at two scales.
+def _auth(weight: float, scale: int = 1000, **more: float) -> Callable[[Any], Run]:
+    return lambda vault: _plain(vault, replace(DEFAULTS, authority=weight, **more),
+                                swap={"ranking.AUTHORITY_SCALE": scale})
+
+
+VARIANTS.update({
+    "auth0.2": _auth(0.2),
+    "auth0.3": _auth(0.3),
+    "auth0.4": _auth(0.4),
+    "auth0.6": _auth(0.6),
+    "auth0.2-s100": _auth(0.2, 100),
+    "auth0.3-s100": _auth(0.3, 100),
+    "auth0.4-s100": _auth(0.4, 100),
+    "auth0.4+title0.8": _auth(0.4, title=0.8),
+    "auth0.4+note0.8": _auth(0.4, note=0.8),
+    "auth0.4+centroid0.3": lambda vault: _centroid(
+        vault, 0.3, replace(DEFAULTS, authority=0.4)),
+})
+VARIANTS.update({
+    "auth0.3+centroid0.3": lambda vault: _centroid(vault, 0.3, replace(DEFAULTS, authority=0.3)),
+    "auth0.3+centroid0.3-nocand": lambda vault: _centroid(
+        vault, 0.3, replace(DEFAULTS, authority=0.3), nearest=0),
 })

@@ -43,6 +43,7 @@ class NoteFacts:
     expired: bool = False  # past its decay tier's lifetime
     modified: dt.datetime | None = None
     names: tuple[str, ...] = ()  # title, aliases and the other names it goes by
+    linked_from: int = 0  # how many other notes link to it (store.linking_note_counts)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,11 @@ class Weights:
     # …and the keyword evidence of a note's other sections besides its best one: measured,
     # not kept (0 is off)
     evidence: float = 0.0
+    # …and link authority: a note many notes link to (the guide a documentation site's pages
+    # point at) is a better answer to a generic question than a page nobody links to;
+    # log-scaled, full at AUTHORITY_SCALE linking notes (see authority()). Round 4: MDN
+    # success@1 +0.067, MRR +0.040; vaults without links are unchanged by construction.
+    authority: float = 0.3
     # How the keyword, meaning and whole-note evidence meet: "blend" adds each one's score
     # scaled to the best candidate's; "rrf" adds each one's reciprocal rank among the
     # candidates (weight x (k + 1) / (k + rank), so rank 1 is worth the full weight, as the
@@ -138,6 +144,19 @@ def name_match(query: set[str], names: Sequence[str]) -> float:
     return best
 
 
+AUTHORITY_SCALE = 1000  # linking notes at which link authority is full
+
+
+def authority(linked_from: int, scale: int | None = None) -> float:
+    """A note's link authority in [0, 1]: the number of notes linking to it, log-scaled
+    (log(1 + n) / log(1 + scale)), so the first few links count most; full from `scale`
+    (default AUTHORITY_SCALE) on."""
+    if linked_from <= 0:
+        return 0.0
+    top = AUTHORITY_SCALE if scale is None else scale
+    return min(1.0, math.log1p(linked_from) / math.log1p(max(1, top)))
+
+
 def other_sections(scores: Sequence[float]) -> float:
     """Evidence beyond a note's best section, in [0, 1]: its next two sections' scores (each
     already relative to the best section of the search), the second counted in full, the third
@@ -163,11 +182,14 @@ def rank(
     limit: int = 10,
     names: Mapping[str, Sequence[str]] | None = None,
     note_scores: Mapping[str, float] | None = None,
+    signals: Sequence[tuple[str, float, Mapping[str, float]]] = (),
 ) -> list[Ranked]:
     """Fuse per note (best chunk per retriever), add the signals, best first.
 
     `names`: each note's names, for the title signal, in place of its facts' names;
-    `note_scores`: whole-note keyword scores in [0, 1], for the note signal."""
+    `note_scores`: whole-note keyword scores in [0, 1], for the note signal; `signals`: more
+    per-note evidence, each (label, weight, value in [0, 1] by path; a missing note has 0),
+    added before the graph tie-breaker looks at the head of the order."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -227,6 +249,8 @@ def rank(
         if weights.evidence and top_keyword > 0:
             relative = [(c.keyword or 0.0) / top_keyword for c in chunks]
             parts.append(("evidence", weights.evidence * other_sections(relative)))
+        if weights.authority and note_facts.linked_from:
+            parts.append(("authority", weights.authority * authority(note_facts.linked_from)))
         if route is not None and weights.date and _in_route(route, path, best.title, note_facts):
             parts.append(("date", weights.date))
         if note_facts.expired and weights.expired:
@@ -234,6 +258,9 @@ def rank(
         if weights.freshness and note_facts.modified and now:
             age_days = max(0.0, (now - note_facts.modified).total_seconds() / 86400)
             parts.append(("freshness", weights.freshness * math.exp(-age_days / 30)))
+        for label, weight, values in signals:
+            if weight and path in values:
+                parts.append((label, weight * values[path]))
         base[path] = [p for p in parts if p[1]]
 
     def total(path: str) -> float:

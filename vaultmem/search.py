@@ -7,7 +7,7 @@ import html
 import re
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from vaultmem import decay, query, ranking, store
@@ -461,6 +461,8 @@ def run(
 
     paths = sorted({c.path for c in candidates.values()})
     facts, allowed = _facts(conn, paths, q.filters, now)
+    if weights.authority:
+        facts = _linked_from(conn, facts)
     if only is not None:
         allowed &= only
     allowed -= hidden
@@ -654,7 +656,9 @@ def _single(mode: Mode) -> ranking.Weights:
     """Keyword-only or meaning-only ranking still gets the small signals (dates, headings)."""
     if mode == "keyword":
         return ranking.Weights(vector=0.0)
-    return ranking.Weights(keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0)
+    return ranking.Weights(
+        keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0, authority=0.0
+    )
 
 
 def _semantic_impossible(problem: str, embedder: Callable[[], Embedder] | None) -> VaultmemError:
@@ -733,6 +737,36 @@ def _facts(
                 continue
         allowed.add(path)
     return facts, allowed
+
+
+# How many notes link to each note, per index: looked up for the candidates a search has not
+# met before (one query over the links, ~3 ms of CPU for an MDN search's ~100), kept until
+# the index changes (search as you type meets the same notes again and again).
+_LINKED: dict[tuple[str, int], dict[str, int]] = {}
+_LINKED_KEPT = 50_000  # notes per index: a long-running process forgets past this many
+
+
+def _linked_from(
+    conn: store.Connection, facts: dict[str, ranking.NoteFacts]
+) -> dict[str, ranking.NoteFacts]:
+    """The notes' facts with how many other notes link to each (link authority)."""
+    key = (store.get_meta(conn, "created_at") or "", store.generation(conn))
+    known = _LINKED.get(key)
+    if known is None:
+        if len(_LINKED) > 8:  # indexes come and go in tests and front-ends: keep a few
+            _LINKED.clear()
+        known = _LINKED[key] = {}
+    if len(known) > _LINKED_KEPT:
+        known.clear()
+    # read once into a dict of this call's own: another thread's search may clear `known`
+    found = {p: n for p in facts if (n := known.get(p)) is not None}
+    new = [p for p in facts if p not in found]
+    if new:
+        counts = store.linking_note_counts(conn, new)
+        fresh = {p: counts.get(p, 0) for p in new}
+        known.update(fresh)
+        found.update(fresh)
+    return {p: replace(f, linked_from=found[p]) if found[p] else f for p, f in facts.items()}
 
 
 def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:

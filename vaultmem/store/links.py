@@ -360,3 +360,50 @@ def link_counts(conn: Connection, note_ids: Sequence[int]) -> LinkCounts:
         links += total
         wanted += unresolved or 0
     return LinkCounts(links, wanted)
+
+
+# Front matter keys that give a note's address on a documentation site (MDN, Hugo, Jekyll,
+# Docusaurus, Obsidian Publish): its pages link to each other by that address.
+ADDRESS_KEYS = ("slug", "permalink")
+
+
+def linking_note_counts(conn: Connection, paths: Sequence[str]) -> dict[str, int]:
+    """How many other notes link to each of `paths` (notes nobody links to are left out): by
+    a link that resolves to it, or by an unresolved URL-style link whose path ends with its
+    front matter `slug` or `permalink` (whole path parts, case folded): MDN's pages link to
+    `/en-US/docs/Web/API/Fetch_API`, the page whose slug is `Web/API/Fetch_API`, and such a
+    link resolves to no file. Ranking's link authority reads this; the link graph does not."""
+    if not paths:
+        return {}
+    ids: dict[str, int] = {}
+    by_key: dict[str, list[tuple[str, str]]] = {}  # an address's last part -> (address, path)
+    columns = ", ".join(f"json_extract(frontmatter, '$.{k}')" for k in ADDRESS_KEYS)
+    sql = f"SELECT path, id, {columns} FROM notes WHERE path IN ({{marks}})"
+    for path, note_id, *values in rows_in(conn, sql, paths):
+        ids[path] = note_id
+        for value in values:
+            address = fold(value).strip("/") if isinstance(value, str) else ""
+            if address:
+                by_key.setdefault(name_key(address), []).append(("/" + address, path))
+    sources: dict[str, set[int]] = {}
+    for dst, src in rows_in(
+        conn, "SELECT dst_path, src_id FROM links WHERE dst_path IN ({marks})", paths
+    ):
+        if src != ids.get(dst):
+            sources.setdefault(dst, set()).add(src)
+    if by_key:
+        # one row per target as written (MDN's 990 links to its CSS page are a few targets)
+        for key, target, linking in rows_in(
+            conn,
+            "SELECT target_key, target, group_concat(DISTINCT src_id) FROM links"
+            " WHERE +dst_path IS NULL AND target_key IN ({marks})"  # by links_key
+            " GROUP BY target_key, target",
+            list(by_key),
+        ):
+            where = "/" + fold(target).split("#", 1)[0].split("?", 1)[0].strip("/")
+            for address, path in by_key.get(key, ()):
+                if where.endswith(address):
+                    found = {int(n) for n in str(linking).split(",")} - {ids[path]}
+                    if found:
+                        sources.setdefault(path, set()).update(found)
+    return {p: len(s) for p, s in sources.items()}
