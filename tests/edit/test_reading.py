@@ -130,3 +130,140 @@ def test_a_folder_swapped_for_a_symlink_is_never_followed(tmp_path: Path) -> Non
     with disk.open_root(tmp_path / "v") as root_fd, pytest.raises(OSError) as caught:
         disk.open_folder(root_fd, ("swapped",))
     assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR)
+
+
+# --------------------------------------------------------------------------- found by mutation
+# Each test below kills mutants of vaultmem/edit/disk.py and reading.py that the tests above let
+# through (docs/TESTING.md, "note editor: the rest").
+
+
+def test_a_vault_folder_whose_name_ends_in_a_space(tmp_path: Path) -> None:
+    root = tmp_path / "my vault "
+    root.mkdir()
+    (root / "n.md").write_bytes(b"x\n")
+    assert read_note(root, "n.md").lines == (Line("x", "\n"),)
+
+
+def test_a_link_out_of_the_vault_is_refused_whole(tmp_path: Path) -> None:
+    (tmp_path / "v").mkdir()
+    (tmp_path / "secret.md").write_bytes(b"s")
+    (tmp_path / "v" / "out.md").symlink_to(tmp_path / "secret.md")
+    with pytest.raises(CannotEdit) as caught:
+        read_note(tmp_path / "v", "out.md")
+    assert str(caught.value) == (
+        f"out.md leads outside the vault (a symlink to {tmp_path / 'secret.md'}); vaultmem"
+        " changes only files inside the vault"
+    )
+
+
+def test_a_missing_note_is_named_whole_even_below_a_missing_folder(tmp_path: Path) -> None:
+    for path in ("gone.md", "nowhere/Café.md"):
+        with pytest.raises(NoteNotFound) as caught:
+            read_note(tmp_path, path)
+        assert str(caught.value) == (
+            f"{path} does not exist (deleted or moved?); run `vaultmem reindex` if the index"
+            " still lists it"
+        )
+
+
+def test_names_in_another_unicode_form_are_found_at_every_level(tmp_path: Path) -> None:
+    import unicodedata
+
+    folder = unicodedata.normalize("NFD", "Café")
+    name = unicodedata.normalize("NFD", "Crème.md")
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / name).write_bytes(b"x\n")
+    nfc = unicodedata.normalize("NFC", "Café/Crème.md")
+    assert read_note(tmp_path, nfc).file == f"{folder}/{name}"
+
+
+def test_a_name_the_index_holds_in_ascii_is_found_in_its_unicode_spelling(
+    tmp_path: Path,
+) -> None:
+    """The KELVIN SIGN is `K` in NFC, as the index names files: the editor must find the
+    file the index calls `K.md`."""
+    from vaultmem.scan import scan
+
+    (tmp_path / "\u212a.md").write_bytes(b"# Kelvin\n")
+    assert [f.path for f in scan(tmp_path).files] == ["K.md"]
+    source = read_note(tmp_path, "K.md")
+    assert (source.path, source.file) == ("K.md", "\u212a.md")
+
+
+def test_a_temporary_name_is_the_notes_first_80_bytes_whole_characters_only() -> None:
+    import re
+
+    def stem(name: str) -> str:
+        made = disk.temporary_name(name)
+        m = re.fullmatch(rf"\.(.*)\.{os.getpid()}\.[0-9a-f]{{8}}\.vaultmem-tmp", made, re.DOTALL)
+        assert m is not None, made
+        return m[1]
+
+    assert stem("n.md") == "n.md"
+    assert stem("x" * 100) == "x" * 80
+    assert stem("a" + "é" * 50) == "a" + "é" * 39  # byte 80 is half an é: dropped
+    assert stem("\udcff.md") == ".md"  # a name whose byte is not UTF-8 (os.fsdecode's escape)
+
+
+def test_folders_that_cannot_be_synced_are_tolerated_other_failures_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for error in (errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.EIO):
+
+            def refused(fd: int, error: int = error) -> None:
+                raise OSError(error, os.strerror(error))
+
+            monkeypatch.setattr(os, "fsync", refused)
+            if error == errno.EIO:
+                with pytest.raises(OSError, match="Input/output error"):
+                    disk.fsync_folder(fd)
+            else:
+                disk.fsync_folder(fd)
+    finally:
+        os.close(fd)
+
+
+def test_what_the_system_answers_about_write_access_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root passes every access(2) check, so the system's "no" is played here: the answer
+    asked about the note itself and its own folder must refuse."""
+    from vaultmem import edit
+
+    (tmp_path / "people").mkdir()
+    note = tmp_path / "people" / "n.md"
+    note.write_bytes(b"- [ ] x\n")
+    denied: set[str] = set()
+    real_access = os.access
+
+    def access(path: str, mode: int, *, dir_fd: int | None = None, **kw: object) -> bool:
+        where = os.readlink(f"/proc/self/fd/{dir_fd}") if dir_fd is not None else os.getcwd()
+        if os.path.normpath(os.path.join(where, path)) in denied:
+            return False
+        return real_access(path, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "access", access)
+    source = read_note(tmp_path, "people/n.md")
+    change = edit.plan_edit(source, edit.replace_line(source.lines, 1, "y"))
+    denied.add(str(note))
+    with pytest.raises(CannotEdit, match=r"^people/n\.md is read-only \(mode 0644\)"):
+        edit.write(tmp_path, change)
+    denied = {str(tmp_path / "people")}
+    with pytest.raises(CannotEdit, match=r"^the folder of people/n\.md is read-only"):
+        edit.write(tmp_path, change)
+    assert note.read_bytes() == b"- [ ] x\n"
+
+
+def test_a_note_without_write_bits_is_read_only_whatever_its_other_bits(
+    tmp_path: Path,
+) -> None:
+    from vaultmem import edit
+
+    note = tmp_path / "n.md"
+    note.write_bytes(b"x\n")
+    source = read_note(tmp_path, "n.md")
+    note.chmod(0o555)
+    with pytest.raises(CannotEdit, match=r"^n\.md is read-only \(mode 0555\)"):
+        edit.write(tmp_path, edit.plan_edit(source, edit.replace_line(source.lines, 1, "y")))
