@@ -14,6 +14,7 @@ from vaultmem import store
 from vaultmem.edit import disk, read_note
 from vaultmem.edit.text import Line
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteNotFound
+from vaultmem.model import content_digest
 
 
 def test_the_digest_is_the_one_the_index_stores(make_vault: MakeVault) -> None:
@@ -267,3 +268,106 @@ def test_a_note_without_write_bits_is_read_only_whatever_its_other_bits(
     note.chmod(0o555)
     with pytest.raises(CannotEdit, match=r"^n\.md is read-only \(mode 0555\)"):
         edit.write(tmp_path, edit.plan_edit(source, edit.replace_line(source.lines, 1, "y")))
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda p: os.mkfifo(p), "a FIFO (named pipe)"),
+        (lambda p: p.mkdir(), "a folder"),
+        (lambda p: os.mknod(p, 0o600 | 0o020000, os.makedev(1, 3)), "a character device"),
+        (lambda p: os.mknod(p, 0o600 | 0o060000, os.makedev(7, 0)), "a block device"),
+    ],
+)
+def test_what_a_note_path_holds_instead_of_a_file_is_named(
+    tmp_path: Path, make: object, kind: str
+) -> None:
+    try:
+        make(tmp_path / "odd.md")  # type: ignore[operator]
+    except PermissionError:
+        pytest.skip("this machine does not allow creating a device node (no CAP_MKNOD)")
+    with pytest.raises(CannotEdit) as caught:
+        read_note(tmp_path, "odd.md")
+    assert str(caught.value) == (
+        f"odd.md is {kind}, not a note file; vaultmem edits only regular files"
+    )
+
+
+def test_the_size_limit_is_inclusive_and_named_in_megabytes(tmp_path: Path) -> None:
+    data = b"x" * (3 << 19)  # 1.5 MB: read in two pieces
+    (tmp_path / "big.md").write_bytes(data)
+    assert read_note(tmp_path, "big.md", max_bytes=len(data)).digest == content_digest(data)
+    with pytest.raises(CannotEdit) as caught:
+        read_note(tmp_path, "big.md", max_bytes=1 << 20)
+    assert str(caught.value) == (
+        "big.md is larger than 1 MB (1.5 MB); raise max_file_mb in .vaultmem/config.toml to edit it"
+    )
+
+
+def test_a_note_that_grows_while_it_is_read_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import reading
+
+    (tmp_path / "n.md").write_bytes(b"x" * ((1 << 20) + 10))
+    real_fstat = os.fstat
+
+    def small(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, 1, 0, 0, 10, 0, 0, 0))
+
+    monkeypatch.setattr(os, "fstat", small)
+    fd = os.open(tmp_path / "n.md", os.O_RDONLY)
+    try:
+        with pytest.raises(CannotEdit) as caught:
+            reading.read_regular(fd, "n.md", 1 << 20)
+    finally:
+        os.close(fd)
+    assert str(caught.value) == (
+        "n.md is larger than 1 MB (1.0 MB); raise max_file_mb in .vaultmem/config.toml to edit it"
+    )
+
+
+def test_refusals_while_reading_are_named_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "n.md").write_bytes(b"x\n")
+    with pytest.raises(ChangedOnDisk) as caught:
+        read_note(tmp_path, "n.md", expected_digest="0" * 32)
+    assert str(caught.value) == (
+        "n.md changed on disk since it was read; nothing was written (its content is not the"
+        " revision you hold). Read the note again (run `vaultmem reindex` if the index is"
+        " behind) and redo the change on its current text."
+    )
+    (tmp_path / "u.md").write_bytes(codecs.BOM_UTF16_LE + b"a\x00b")
+    with pytest.raises(CannotEdit) as caught:
+        read_note(tmp_path, "u.md")
+    assert str(caught.value) == (
+        "u.md starts with a UTF-16 BOM but is not valid UTF-16 (byte 4); vaultmem will not edit it"
+    )
+    real_open = os.open
+    for error, message in [
+        (errno.ELOOP, "n.md changed while it was read; try again"),
+        (errno.EACCES, "cannot read n.md: Permission denied"),
+    ]:
+
+        def refused(
+            path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None, e: int = error
+        ) -> int:
+            if path == "n.md":
+                raise OSError(e, os.strerror(e))
+            return real_open(path, flags, mode, dir_fd=dir_fd)
+
+        monkeypatch.setattr(os, "open", refused)
+        with pytest.raises(CannotEdit) as caught:
+            read_note(tmp_path, "n.md")
+        monkeypatch.undo()
+        assert str(caught.value) == message
+
+
+def test_a_source_knows_its_text_and_renders_its_own_bytes(tmp_path: Path) -> None:
+    (tmp_path / "n.md").write_bytes(codecs.BOM_UTF8 + b"a\r\nb\n")
+    source = read_note(tmp_path, "n.md")
+    assert source.text == "a\r\nb\n" and source.ends_with_newline
+    assert source.render() == codecs.BOM_UTF8 + b"a\r\nb\n"
+    assert source.render([Line("c", "")]) == codecs.BOM_UTF8 + b"c"

@@ -19,7 +19,7 @@ import pytest
 from tests.edit.conftest import child, snapshot, wait_for, without_override
 from vaultmem import edit
 from vaultmem.edit import writing
-from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists
+from vaultmem.errors import CannotEdit, ChangedOnDisk, EditDoesNotApply, NoteExists
 from vaultmem.model import content_digest as digest
 from vaultmem.scan import scan
 
@@ -1353,3 +1353,32 @@ def test_cleaning_walks_the_vault_but_not_git_nor_symlinked_folders(
         (folder / name).write_text("x")
     assert edit.clean_temporaries(vault) == (f"a/b/{name}",)
     assert (vault / ".git" / name).exists() and (outside / name).exists()
+
+
+def test_every_date_and_time_token_of_a_template() -> None:
+    when = dt.datetime(2026, 3, 4, 7, 8, 9)
+    pattern = "YYYY YY MMMM MMM MM M DD D dddd ddd HH H hh h mm ss A a [at YYYY] x"
+    assert edit.render_template(f"{{{{date:{pattern}}}}}", title="t", now=when) == (
+        "2026 26 March Mar 03 3 04 4 Wednesday Wed 07 7 07 7 08 09 AM am at YYYY x"
+    )
+    for hour, twelve in [(0, "12 12 AM am"), (12, "12 12 PM pm"), (13, "01 1 PM pm")]:
+        at = dt.datetime(2026, 3, 4, hour, 0)
+        assert edit.render_template("{{date:hh h A a}}", title="t", now=at) == twelve
+    assert edit.render_template("{{date:YY}}", title="t", now=dt.datetime(2005, 1, 1)) == "05"
+
+
+def test_template_placeholders_in_any_case_and_spacing() -> None:
+    when = dt.datetime(2026, 11, 30, 9, 5)
+    template = "{{ TITLE }}|{{Date}}|{{ time }}|{{date:}}|{{date: }}|{{time:HH}}|{{other}}|{{title"
+    assert edit.render_template(template, title="Ana", now=when) == (
+        "Ana|2026-11-30|09:05|2026-11-30|2026-11-30|09|{{other}}|{{title"
+    )
+    with pytest.raises(EditDoesNotApply) as caught:
+        edit.render_template("{{title}}", title="two\nlines", now=when)
+    assert str(caught.value) == "a note title must be one line; it holds a line break"
+
+
+def test_a_template_notes_title_is_its_file_name() -> None:
+    when = dt.datetime(2026, 11, 30, 9, 5)
+    change = edit.plan_note_from_template("people/Ana Diaz.MD", "# {{title}}\n", now=when)
+    assert change == edit.Change("people/Ana Diaz.MD", "people/Ana Diaz.MD", None, b"# Ana Diaz\n")
