@@ -631,6 +631,8 @@ def test_the_time_of_a_move_is_utc_whatever_the_zone(
         assert entry.trashed_at == NOW and entry.trashed_at.utcoffset() == dt.timedelta(0)
         record = json.loads(vault.joinpath(*LOG).read_text())
         assert record["at"] == "2026-11-30T12:00:00+00:00"
+        (listed,) = edit.list_trash(vault)
+        assert listed.trashed_at == NOW and listed.trashed_at.utcoffset() == dt.timedelta(0)
         before = dt.datetime.now(dt.UTC)
         unstamped = edit.move_to_trash(vault, "photo.png", digest(b"\x89PNG not really"))
         assert before <= unstamped.trashed_at <= dt.datetime.now(dt.UTC)
@@ -849,3 +851,51 @@ def test_a_log_that_cannot_be_tidied_is_a_warning(
     assert caplog.messages == [
         "vaultmem: could not tidy .vaultmem/trash.jsonl (No such file or directory)"
     ]
+
+
+def test_the_list_is_newest_first_then_by_path(vault: Path) -> None:
+    (vault / "a.md").write_bytes(b"a")
+    (vault / "b.md").write_bytes(b"b")
+    old = trash(vault, "photo.png", NOW - dt.timedelta(days=2))
+    b = trash(vault, "b.md")
+    a = trash(vault, "a.md")
+    assert edit.list_trash(vault) == (a, b, old)
+
+
+def test_the_list_skips_temporaries_only_and_never_leaves_the_trash(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (vault / ".trash").mkdir()
+    names = [f"n{i:02}.md" for i in range(20)]
+    for name in names:
+        (vault / ".trash" / name).write_bytes(b"x")
+    (vault / ".trash" / ".n.md.1.0123abcd.vaultmem-tmp").write_bytes(b"x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_bytes(b"s")
+    (vault / ".trash" / "linked").symlink_to(outside)
+    real_fwalk = os.fwalk
+
+    def with_a_ghost(*args: object, **kwargs: object) -> object:
+        for here, dirs, files, fd in real_fwalk(*args, **kwargs):  # type: ignore[call-overload]
+            yield here, dirs, [".n.md.1.0123abcd.vaultmem-tmp", "ghost.md", *files], fd
+
+    monkeypatch.setattr(os, "fwalk", with_a_ghost)
+    listed = sorted(e.path for e in edit.list_trash(vault))
+    assert listed == [f".trash/{name}" for name in names]
+
+
+def test_records_the_log_cannot_vouch_for_are_guesses(vault: Path) -> None:
+    entry = trash(vault, "people/Maya.md")
+    log = vault.joinpath(*LOG)
+    record = json.loads(log.read_text())
+    for change in ({"from": "../outside.md"}, {"at": "2026-11-30T12:00:00"}):
+        log.write_text(json.dumps({**record, **change}) + "\n")
+        (listed,) = edit.list_trash(vault)
+        assert (listed.original, listed.known) == ("people/Maya.md", False), change
+    log.write_text(json.dumps(record) + "\n")
+    assert edit.list_trash(vault) == (entry,)
+    with open(log, "r+b") as handle:  # a log over 64 MB is not vaultmem's: never read
+        handle.truncate((64 << 20) + 1)
+    (listed,) = edit.list_trash(vault)
+    assert listed.known is False
