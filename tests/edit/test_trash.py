@@ -899,3 +899,18 @@ def test_records_the_log_cannot_vouch_for_are_guesses(vault: Path) -> None:
         handle.truncate((64 << 20) + 1)
     (listed,) = edit.list_trash(vault)
     assert listed.known is False
+
+
+def test_a_tidied_log_holds_its_records_only_whatever_its_temporary_held(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    kept = trash(vault, "people/Maya.md")
+    trash(vault, "photo.png", NOW - dt.timedelta(days=40))
+    monkeypatch.setattr(disk.secrets, "token_hex", lambda n: "0123abcd")
+    leftover = vault / ".vaultmem" / f".trash.jsonl.{os.getpid()}.0123abcd.vaultmem-tmp"
+    leftover.write_bytes(b"x" * 4096)
+    edit.purge(vault, now=NOW)
+    records = vault.joinpath(*LOG).read_bytes().splitlines()
+    assert [json.loads(r)["trashed"] for r in records] == [kept.path]

@@ -1382,3 +1382,19 @@ def test_a_template_notes_title_is_its_file_name() -> None:
     when = dt.datetime(2026, 11, 30, 9, 5)
     change = edit.plan_note_from_template("people/Ana Diaz.MD", "# {{title}}\n", now=when)
     assert change == edit.Change("people/Ana Diaz.MD", "people/Ana Diaz.MD", None, b"# Ana Diaz\n")
+
+
+def test_a_temporary_name_already_taken_is_never_written_into(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leftover file under the very name a write picks (same pid, same random token): the
+    write fails rather than write into it, which would leave the leftover's tail in the note."""
+    from vaultmem.edit import disk
+
+    monkeypatch.setattr(disk.secrets, "token_hex", lambda n: "0123abcd")
+    taken = vault / "people" / f".Maya.md.{os.getpid()}.0123abcd.vaultmem-tmp"
+    taken.write_bytes(b"a much longer leftover than the note will ever be" * 10)
+    change = checked(vault)
+    with pytest.raises(CannotEdit, match=r"^cannot write people/Maya\.md: File exists;"):
+        edit.write(vault, change)
+    assert (vault / "people" / "Maya.md").read_bytes() == NOTE.encode()
