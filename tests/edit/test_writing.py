@@ -1398,3 +1398,24 @@ def test_a_temporary_name_already_taken_is_never_written_into(
     with pytest.raises(CannotEdit, match=r"^cannot write people/Maya\.md: File exists;"):
         edit.write(vault, change)
     assert (vault / "people" / "Maya.md").read_bytes() == NOTE.encode()
+
+
+def test_undoing_a_failed_create_never_follows_a_folder_swapped_for_a_symlink(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deeper").mkdir(parents=True)
+
+    def swap_then_full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):  # folders made: another program swaps
+            made = vault / "people" / "new"
+            made.rename(vault / "people" / "moved")
+            made.symlink_to(outside)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", swap_then_full)
+    with pytest.raises(CannotEdit, match="No space left on device"):
+        edit.write(vault, edit.plan_new_note("people/new/deeper/x.md", "x"))
+    monkeypatch.undo()
+    assert (outside / "deeper").is_dir()  # the empty folder outside the vault is left alone
