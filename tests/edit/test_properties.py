@@ -235,3 +235,10 @@ def test_the_last_check_refuses_front_matter_that_does_not_load_as_intended() ->
         with pytest.raises(EditDoesNotApply) as caught:
             check(text, old, "a", value)
         assert str(caught.value) == f"cannot write {value!r} as property 'a' in this front matter"
+
+
+def test_a_key_yaml_reads_as_a_number_is_never_written_unchecked() -> None:
+    """`1:` is the integer 1 to YAML, not the property "1": in front matter that does not
+    load, the new line is checked on its own, and a value it cannot find is refused."""
+    with pytest.raises(EditDoesNotApply, match=r"^cannot write None as property '1'"):
+        _set("---\n1: x\nbad: [\n---\n", "1", None)

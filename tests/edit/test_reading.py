@@ -371,3 +371,14 @@ def test_a_source_knows_its_text_and_renders_its_own_bytes(tmp_path: Path) -> No
     assert source.text == "a\r\nb\n" and source.ends_with_newline
     assert source.render() == codecs.BOM_UTF8 + b"a\r\nb\n"
     assert source.render([Line("c", "")]) == codecs.BOM_UTF8 + b"c"
+
+
+def test_a_path_not_inside_the_vault_is_refused_whole(tmp_path: Path) -> None:
+    (tmp_path / "n.md").write_bytes(b"x\n")
+    for bad in ("./n.md", "/n.md"):
+        with pytest.raises(CannotEdit) as caught:
+            read_note(tmp_path, bad)
+        assert str(caught.value) == (
+            f"{bad!r} is not a path inside the vault; give it relative to the vault root, with"
+            " forward slashes (for example `people/Maya Chen.md`)"
+        )

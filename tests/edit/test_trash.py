@@ -615,7 +615,7 @@ def test_an_old_name_that_cannot_be_removed_takes_the_move_back(
     refused.append(str(vault / ".trash" / "people"))  # when even that fails, a warning says so
     with caplog.at_level(logging.WARNING):
         _message(CannotEdit, trash, vault, "people/Maya.md")
-    assert "vaultmem: could not take back .trash/people/Maya.md" in caplog.text
+    assert caplog.messages == ["vaultmem: could not take back .trash/people/Maya.md"]
 
 
 def test_the_time_of_a_move_is_utc_whatever_the_zone(
@@ -914,3 +914,20 @@ def test_a_tidied_log_holds_its_records_only_whatever_its_temporary_held(
     edit.purge(vault, now=NOW)
     records = vault.joinpath(*LOG).read_bytes().splitlines()
     assert [json.loads(r)["trashed"] for r in records] == [kept.path]
+
+
+def test_restore_without_hard_links_never_replaces_a_dangling_symlink(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    entry = trash(vault, "people/Maya.md")
+    (vault / "people" / "Maya.md").symlink_to(tmp_path / "nowhere.md")
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    with pytest.raises(NoteExists):
+        edit.restore(vault, entry.path)
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").is_symlink()
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"

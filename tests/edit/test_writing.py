@@ -1320,11 +1320,21 @@ def test_cleaning_leaves_a_running_writers_temporary_and_the_writer_alone(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     proc = subprocess.Popen(["sleep", "600"])
+    signals: list[int] = []
+    real_kill = os.kill
+
+    def kill(pid: int, sig: int) -> None:
+        signals.append(sig)
+        real_kill(pid, sig)
+
     try:
         theirs = vault / f".n.md.{proc.pid}.0123abcd.vaultmem-tmp"
         theirs.write_text("being written")
+        monkeypatch.setattr(os, "kill", kill)
         assert edit.clean_temporaries(vault) == ()
-        assert proc.poll() is None  # asked whether it lives, not signalled
+        monkeypatch.undo()
+        assert signals == [0]  # asked whether it lives, not signalled
+        assert proc.poll() is None
         assert theirs.exists()
 
         def not_ours(pid: int, sig: int) -> None:
@@ -1419,3 +1429,51 @@ def test_undoing_a_failed_create_never_follows_a_folder_swapped_for_a_symlink(
         edit.write(vault, edit.plan_new_note("people/new/deeper/x.md", "x"))
     monkeypatch.undo()
     assert (outside / "deeper").is_dir()  # the empty folder outside the vault is left alone
+
+    (outside / "b" / "c").mkdir(parents=True)  # the top folder it made swapped, two below it
+
+    def swap_top_then_full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            (vault / "a").rename(vault / "a-moved")
+            (vault / "a").symlink_to(outside)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", swap_top_then_full)
+    with pytest.raises(CannotEdit, match="No space left on device"):
+        edit.write(vault, edit.plan_new_note("a/b/c/x.md", "x"))
+    monkeypatch.undo()
+    assert (outside / "b" / "c").is_dir()
+
+
+def test_a_note_deleted_while_its_new_version_is_written_is_named_whole(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = vault / "people" / "Maya.md"
+    real_fsync = os.fsync
+
+    def deleted_meanwhile(fd: int) -> None:
+        real_fsync(fd)
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            note.unlink()
+
+    change = checked(vault)
+    monkeypatch.setattr(os, "fsync", deleted_meanwhile)
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(how=" (it was deleted or renamed)")
+    monkeypatch.undo()
+    assert not note.exists() and temporaries(vault) == []
+
+
+def test_a_folder_a_create_cannot_make_is_named_whole(vault: Path) -> None:
+    (vault / "people").chmod(0o555)
+    try:
+        with pytest.raises(CannotEdit) as caught:
+            edit.write(vault, edit.plan_new_note("people/new/x.md", "x"))
+    finally:
+        (vault / "people").chmod(0o755)
+    assert str(caught.value) == (
+        "cannot write people/new/x.md: its folder is read-only (read-only folder); nothing was"
+        " written"
+    )
