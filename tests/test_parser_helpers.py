@@ -171,3 +171,57 @@ def test_line_questions() -> None:
     assert not is_lone_embed("See ![[diagram.png]]")
     assert strip_block_id("Prefers tea ^pref-1") == "Prefers tea"
     assert strip_block_id("No block id here") == "No block id here"
+
+
+def test_a_paragraph_ends_where_a_fence_opens_and_where_it_closes() -> None:
+    lines = ["text", "```", "code", "```", "after"]
+    assert list(paragraphs(lines)) == [
+        [(1, "text")],
+        [(2, "```"), (3, "code"), (4, "```")],
+        [(5, "after")],
+    ]
+
+
+# --------------------------------------------------------------------------- found by mutation
+# Each test below kills mutants of vaultmem/parser.py that the tests above let through
+# (docs/TESTING.md, "parser").
+
+
+def test_written_link_without_anchor_or_shown_text() -> None:
+    assert written_link("Note") == "[[Note]]"
+    assert written_link("a.md", kind="markdown") == "[](a.md)"
+    assert written_link("a.md", "H", "b1", kind="markdown", embed=True) == "![](a.md#^b1)"
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("[[a]] \\", ["[[a]]"]),  # a backslash at the end of the line escapes nothing before
+        ("\\[[a]] \\", []),  # nor makes the escape before `[[` an even run
+        ("\\\\\\\\[[a]]", ["[[a]]"]),  # four backslashes: two escaped ones, then a link
+        ("\\\\\\[[a]]", []),  # three: the last escapes the bracket
+        ("\\``[[a]]`", []),  # an escaped backtick, then a code span of one
+        ("\\` and `[[a]]`", []),  # the code span after an escaped backtick still counts
+        ("`a [[b]]", ["[[b]]"]),  # an unmatched backtick is text
+        ("`` x `[[a]]`", []),  # an unmatched run of two, then a code span of one
+        ("`x`[[a]]", ["[[a]]"]),  # right after a code span, outside it
+        ("`[[x]]` [[a]] [[b]]", ["[[a]]", "[[b]]"]),  # every link after a code span
+        ("[[]]]", []),  # the first `]]` closes: nothing inside
+        ("\\[[[a]]", ["[[a]]"]),  # an escaped `[`, then a link
+        ("[[[[a]]", ["[[[a]]"]),  # the `[[` nearest the `]]` opens the link: to "[a"
+        ("[[a]][[b]]", ["[[a]]", "[[b]]"]),  # a link right after a link
+        ("[[a]] wow!", ["[[a]]"]),  # a `!` at the end of the line makes no embed
+    ],
+)
+def test_wikilinks_next_to_escapes_and_code(line: str, found: list[str]) -> None:
+    assert [text for text, *_ in spans(line)] == found
+
+
+def test_linked_name_of_a_bare_link_and_of_nothing() -> None:
+    assert linked_name("[[Maya Chen]]") == "Maya Chen"
+    assert linked_name("[[ ]]") == ""
+    assert linked_name("") == ""
+
+
+def test_indented_markup_is_markup() -> None:
+    assert all(opens_with_markup(x) for x in ("   %% note", "\t```", "  ^block1"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fixture_files import Case, fixture_params
+from vaultmem import parser
 from vaultmem.model import ParsedNote
 from vaultmem.parser import parse_note
 
@@ -48,3 +49,21 @@ def describe(note: ParsedNote) -> str:
 def test_parser_rule(case: Case) -> None:
     note = parse_note(case.input + "\n", "folder/note.md")  # a file ends with a newline
     assert describe(note) == case.expected.strip("\n"), f"{case.file}:{case.line} {case.title}"
+
+
+def test_engines_built_inside_a_test_read_every_case_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The markdown engines are built once, when the parser is imported. Built again here
+    they must read every case the same, and the one for paragraphs past the bracket budget
+    must read wikilinks and no markdown links: a mutation test reaches the code that builds
+    them only through a test that runs it (docs/TESTING.md, "parser")."""
+    md, without_links = parser._engines()
+    monkeypatch.setattr(parser, "_MD", md)
+    monkeypatch.setattr(parser, "_MD_WITHOUT_LINKS", without_links)
+    for case in fixture_params("parser"):
+        (c,) = case.values
+        assert isinstance(c, Case)
+        note = parse_note(c.input + "\n", "folder/note.md")
+        assert describe(note) == c.expected.strip("\n"), f"{c.file}:{c.line} {c.title}"
+    monkeypatch.setattr(parser, "MAX_LINK_BRACKETS", 0)
+    note = parse_note("[[[[[[A]] ![i](i.png) [t](t.md) [[E]] `[[code]]` $[[math]]$\n", "n.md")
+    assert [lk.target for lk in note.links] == ["[A", "E"]

@@ -547,3 +547,17 @@ def test_links_rank_in_reading_order_within_a_line(make_vault: MakeVault) -> Non
     vault.reindex(embed=False)
     context = load_persona(vault, "p")
     assert [p.source for p in context.parts[1:]] == ["Zoe.md", "Abe.md"]
+
+
+def test_the_line_under_a_closing_fence_opens_the_note(make_vault: MakeVault) -> None:
+    """A paragraph right below a code block's closing fence (no blank line between) is prose
+    of its own, the note's opening: it is not skipped with the code."""
+    vault = make_vault(
+        {
+            "personas/p.md": "---\ntype: persona\n---\n# P\n\n## Critical Context\n\n- [[Code]]\n",
+            "Code.md": "# Code\n\n```\nmake test\n```\nRun the tests before a release.\n",
+        }
+    )
+    vault.reindex(embed=False)
+    (part,) = [p for p in load_persona(vault, "p").parts if p.source == "Code.md"]
+    assert part.text == "Run the tests before a release.\n"

@@ -14,12 +14,13 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Literal
 from urllib.parse import unquote
 
 import yaml
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, rules_inline
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -55,8 +56,9 @@ CHUNK_OVERLAP_CHARS = 200
 
 _PLACEHOLDER = "\ufffc"  # stands in for code, math and link markup when scanning for tags
 _SCHEME_RE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
-# A tag: "#" after start or white space, then letters, digits, "_", "-", "/" or any non-ASCII.
-_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
+# A tag: "#" after start or white space, then letters, digits, "_", "-", "/" or any non-ASCII
+# but the placeholder (what stands for a link, code or an escape right after a tag ends it).
+_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\ufffc]+)")
 _FIELD_KEY = r"[^\W\d_](?:[\w \-/.]*?\w)?|_\w*"
 _FULL_FIELD_RE = re.compile(rf"^\s*(?:\*\*)?({_FIELD_KEY})(?:\*\*)?::[ \t]*(.*)$")
 _FIELD_VALUE = r"(?:\[\[[^\]\n]*\]\]|[^\[\]\n])*"
@@ -176,7 +178,7 @@ MAX_LINK_BRACKETS = 20_000
 
 def _inline_rule(state: StateCore) -> None:
     """markdown-it's own core rule that parses each block's inline text, with the budget."""
-    budget: int = state.env.get("link_brackets", MAX_LINK_BRACKETS)
+    budget = MAX_LINK_BRACKETS  # for the whole note: the rule runs once per parse
     for token in state.tokens:
         if token.type != "inline":
             continue
@@ -193,7 +195,6 @@ def _inline_rule(state: StateCore) -> None:
         else:
             budget -= brackets
         md.inline.parse(token.content, md, state.env, token.children)
-    state.env["link_brackets"] = budget
 
 
 def _bracket_run_rule(state: StateInline, silent: bool) -> bool:
@@ -211,6 +212,17 @@ def _bracket_run_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _backticks_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's code spans, noting how many line breaks a span holds: its content has
+    them as spaces, and the lines after it would be numbered too low."""
+    start, count = state.pos, len(state.tokens)
+    if not rules_inline.backtick(state, silent):
+        return False
+    if len(state.tokens) > count and state.tokens[-1].type == "code_inline":
+        state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
+    return True
+
+
 def _build_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     # Obsidian math: `$x$` needs no space inside the dollars; "$5 and $10" stays text.
@@ -218,6 +230,7 @@ def _build_markdown() -> MarkdownIt:
     # `[^1]: text` is a footnote, not a link reference to a note named "text". Inline `^[...]`
     # footnotes stay text, so the links inside them are still found.
     footnote_plugin(md, inline=False)
+    md.inline.ruler.at("backticks", _backticks_rule)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.before("wikilink", "unclosed_brackets", _unclosed_brackets_rule)
     # Keep escapes as separate tokens so `\#tag` is not a tag.
@@ -225,11 +238,18 @@ def _build_markdown() -> MarkdownIt:
     return md
 
 
-_MD = _build_markdown()
-_MD.core.ruler.at("inline", _inline_rule)
-_MD_WITHOUT_LINKS = _build_markdown()
-_MD_WITHOUT_LINKS.inline.ruler.disable(["link", "image"])
-_MD_WITHOUT_LINKS.inline.ruler.before("wikilink", "bracket_run", _bracket_run_rule)
+def _engines() -> tuple[MarkdownIt, MarkdownIt]:
+    """The engine notes are read with (within the bracket budget) and the one for the
+    paragraphs past it, which reads wikilinks but no markdown links."""
+    md = _build_markdown()
+    md.core.ruler.at("inline", _inline_rule)
+    without_links = _build_markdown()
+    without_links.inline.ruler.disable(["link", "image"])
+    without_links.inline.ruler.before("wikilink", "bracket_run", _bracket_run_rule)
+    return md, without_links
+
+
+_MD, _MD_WITHOUT_LINKS = _engines()
 
 
 # --------------------------------------------------------------------------- lines, for others
@@ -360,6 +380,9 @@ def paragraphs(
             continue
         if role is not None:  # inside the fence, or closing it
             current.append((number, text))
+            if role == "close":  # the line after a fence starts a paragraph of its own
+                yield current
+                current = []
             continue
         heading = is_heading_line(text)
         if text.strip() and not heading:
@@ -411,21 +434,16 @@ class _YamlReader(_YamlLoader):
         self.first_line = first_line  # the note's line number of the stream's first line
         self.problems: list[str] = []
 
-
-def _lenient(
-    construct: Callable[[Any, yaml.Node], Any], what: str
-) -> Callable[[_YamlReader, yaml.Node], Any]:
-    def build(reader: _YamlReader, node: yaml.Node) -> Any:
+    def leniently(
+        self, node: yaml.Node, construct: Callable[[Any, yaml.Node], Any], what: str
+    ) -> Any:
+        """`construct`'s value for the node, or the node's text when it cannot be built."""
         try:
-            return construct(reader, node)
+            return construct(self, node)
         except (ValueError, TypeError, AttributeError, OverflowError):
-            line = node.start_mark.line + reader.first_line
-            reader.problems.append(
-                f"line {line}: '{_clip(node.value)}' is not {what}; kept as text"
-            )
+            line = node.start_mark.line + self.first_line
+            self.problems.append(f"line {line}: '{_clip(node.value)}' is not {what}; kept as text")
             return node.value
-
-    return build
 
 
 for _tag, _what in (
@@ -435,7 +453,11 @@ for _tag, _what in (
 ):
     _YamlReader.add_constructor(
         f"tag:yaml.org,2002:{_tag}",
-        _lenient(getattr(SafeConstructor, f"construct_yaml_{_tag}"), _what),
+        partial(
+            _YamlReader.leniently,
+            construct=getattr(SafeConstructor, f"construct_yaml_{_tag}"),
+            what=_what,
+        ),
     )
 
 
@@ -814,10 +836,16 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
                     links.append(_PendingLink(md_link, line, column))
             open_link = None
         elif kind == "image":
-            md_link = _markdown_link(str(tok.attrGet("src") or ""), cur.number, tok.content, True)
+            src = str(tok.attrGet("src") or "")
+            md_link = _markdown_link(src, cur.number, tok.content, True)
             if md_link is not None:
                 links.append(_PendingLink(md_link, cur.number, sum(len(p) for p in cur.raw)))
-            cur.add(_PLACEHOLDER)
+            # hidden from the scanners; a field or task shows it (near enough: the address
+            # as markdown-it normalised it)
+            written = f"![{tok.content}]({src})".replace("\n", " ")
+            cur.add(_PLACEHOLDER * len(written), shown=written)
+            for _ in range(tok.content.count("\n")):  # alt text over several lines
+                lines.append(_Line(lines[-1].number + 1, [], []))
         elif kind == "footnote_ref":  # keep `[^1]` in task and field text, but never a tag
             cur.add(f"[^{tok.meta['label']}]", _PLACEHOLDER)
         elif kind == "text_special":  # an escape such as \# or an entity
@@ -826,7 +854,7 @@ def _scan_inline(children: list[Token], first_line: int) -> tuple[list[_Line], l
             # hidden from the scanners, but a task or field value shows it (`make test`)
             written = _written_inline(tok).replace("\n", " ")
             cur.add(_PLACEHOLDER * len(written), shown=written)
-            newlines = tok.content.count("\n")
+            newlines = tok.meta.get("newlines", tok.content.count("\n"))
             for _ in range(newlines):
                 lines.append(_Line(lines[-1].number + 1, [], []))
         # emphasis and strikethrough open/close tokens carry no text
@@ -966,12 +994,10 @@ def _key_lines(fm_lines: list[str]) -> dict[str, int]:
                 break
             key = line[:cut].rstrip()
             found.setdefault(key, n)
-            if key[:1] in ("'", '"'):
-                found.setdefault(key[1:], n)
-                if key[-1:] in ("'", '"'):
-                    found.setdefault(key[1:-1], n)
-            if key[-1:] in ("'", '"'):
-                found.setdefault(key[:-1], n)
+            # a quoted key, quotes alike at both ends (`"a: b":` is cut at its first colon
+            # too: that `"a` names no property `a`)
+            if len(key) > 1 and key[0] == key[-1] and key[0] in ("'", '"'):
+                found.setdefault(key[1:-1], n)
     return found
 
 
