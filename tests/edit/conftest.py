@@ -66,3 +66,11 @@ def without_override() -> list[str]:
     if probe.returncode != 0:
         pytest.skip(f"cannot drop capabilities here: {probe.stderr.decode().strip()}")
     return prefix
+
+
+@pytest.fixture(autouse=True)
+def _in_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every editor test runs in its own empty working folder: a path the code wrongly took
+    relative to the working folder then finds nothing there (and writes nothing into the
+    checkout), whatever earlier tests or mutation runs left in it."""
+    monkeypatch.chdir(tmp_path)

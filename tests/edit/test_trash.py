@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import logging
 import os
@@ -345,3 +346,588 @@ def test_two_processes_trashing_one_note_move_it_once(vault: Path) -> None:
         assert codes == [0, 6], [p.communicate()[1] for p in procs]
         assert not (vault / "people" / "Maya.md").exists()
         assert len(edit.list_trash(vault)) == round_ + 1
+
+
+# --------------------------------------------------------------------------- found by mutation
+# Each test below kills mutants of vaultmem/edit/trash.py and trash_log.py that the tests above
+# let through (docs/TESTING.md, "note editor: the rest"): whole messages, each step a disk or
+# another program can fail, and what a failed step leaves behind.
+
+REAL_OPEN, REAL_LINK, REAL_UNLINK, REAL_RENAME = os.open, os.link, os.unlink, os.rename
+
+
+def _changed(path: str, how: str = "") -> str:
+    return (
+        f"{path} changed on disk since it was read; nothing was written{how}. Read the note"
+        " again (run `vaultmem reindex` if the index is behind) and redo the change on its"
+        " current text."
+    )
+
+
+def _message(error: type[Exception], call: object, *args: object, **kwargs: object) -> str:
+    with pytest.raises(error) as caught:
+        call(*args, **kwargs)  # type: ignore[operator]
+    return str(caught.value)
+
+
+def _open_fails(error: int, name: str) -> object:
+    def fake(path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        if path == name:
+            raise OSError(error, os.strerror(error))
+        return REAL_OPEN(path, flags, mode, dir_fd=dir_fd)
+
+    return fake
+
+
+def test_refusals_to_trash_say_why_whole(vault: Path, tmp_path: Path) -> None:
+    held = digest(b"# Maya\r\n")
+    move = edit.move_to_trash
+    assert _message(ChangedOnDisk, move, vault, "people/Maya.md", digest(b"old")) == _changed(
+        "people/Maya.md"
+    )
+    note = vault / "people" / "Maya.md"
+    note.chmod(0o444)
+    assert _message(CannotEdit, move, vault, "people/Maya.md", held) == (
+        "people/Maya.md is read-only (mode 0444); nothing was moved. Make it writable yourself"
+        " if you want vaultmem to change it."
+    )
+    note.chmod(0o644)
+    (vault / "people").chmod(0o555)
+    try:
+        assert _message(CannotEdit, move, vault, "people/Maya.md", held) == (
+            "the folder of people/Maya.md is read-only (mode 0555); nothing was moved. Make it"
+            " writable yourself if you want vaultmem to change files in it."
+        )
+    finally:
+        (vault / "people").chmod(0o755)
+    (vault / "folder.md").mkdir()
+    assert _message(CannotEdit, move, vault, "folder.md", held) == (
+        "folder.md is not a file; vaultmem moves only notes and attachments"
+    )
+    (vault / "to-folder.md").symlink_to("people")
+    assert _message(CannotEdit, move, vault, "to-folder.md", held) == (
+        "to-folder.md does not lead to a file; nothing was moved"
+    )
+    (vault / "people").rename(vault / "was")
+    assert _message(ChangedOnDisk, move, vault, "people/Maya.md", held) == _changed(
+        "people/Maya.md", " (its folder was deleted or renamed)"
+    )
+    (vault / "people").symlink_to(tmp_path)
+    assert _message(ChangedOnDisk, move, vault, "people/Maya.md", held) == _changed(
+        "people/Maya.md", " (a folder on its way is now a symlink or a file)"
+    )
+    assert _message(ChangedOnDisk, move, vault, "was/gone.md", held) == _changed(
+        "was/gone.md", " (it was deleted or renamed)"
+    )
+    assert not (vault / ".trash").exists()
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (errno.ENOENT, _changed("people/Maya.md", " (it was deleted or renamed)")),
+        (errno.ELOOP, _changed("people/Maya.md", " (it was replaced by a symlink)")),
+        (errno.EACCES, "cannot read people/Maya.md: Permission denied; nothing was moved"),
+    ],
+)
+def test_a_note_that_cannot_be_opened_to_trash(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, error: int, message: str
+) -> None:
+    """Deleted, or swapped for a symlink, between its look and its opening; or unreadable."""
+    monkeypatch.setattr(os, "open", _open_fails(error, "Maya.md"))
+    kind = ChangedOnDisk if error != errno.EACCES else CannotEdit
+    assert _message(kind, trash, vault, "people/Maya.md") == message
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").exists() and not (vault / ".trash").exists()
+
+
+def test_a_folder_that_cannot_be_opened_to_trash_from(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    def denied(root_fd: int, parts: tuple[str, ...], *, create: bool = False) -> int:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(disk, "open_folder", denied)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot open the folder of people/Maya.md: Permission denied"
+    )
+
+
+@pytest.mark.parametrize("what", ["deleted", "replaced"])
+def test_a_note_moved_or_replaced_by_whoever_held_its_lock(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    from vaultmem.edit import disk
+
+    note = vault / "people" / "Maya.md"
+    real_lock = disk.lock
+
+    def then_the_holder_acts(fd: int, path: str) -> None:
+        real_lock(fd, path)
+        if what == "deleted":
+            note.unlink()
+        else:  # the same bytes saved by rename: another file all the same
+            (vault / "people" / "new").write_bytes(note.read_bytes())
+            (vault / "people" / "new").rename(note)
+
+    monkeypatch.setattr(disk, "lock", then_the_holder_acts)
+    how = " (it was deleted or renamed)" if what == "deleted" else " (it was replaced meanwhile)"
+    assert _message(ChangedOnDisk, trash, vault, "people/Maya.md") == _changed(
+        "people/Maya.md", how
+    )
+    assert not (vault / ".trash").exists()
+
+
+def test_a_note_locked_by_another_vaultmem_process_is_waited_for_then_refused(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import threading
+
+    from vaultmem.edit import disk
+
+    note = vault / "people" / "Maya.md"
+    holder = os.open(note, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    monkeypatch.setattr(disk, "LOCK_WAIT_S", 0.2)
+    try:
+        assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+            "people/Maya.md is being changed by another vaultmem process; nothing was written."
+            " Try again in a moment."
+        )
+        assert note.exists() and not (vault / ".trash").exists()
+        monkeypatch.setattr(disk, "LOCK_WAIT_S", 600.0)
+        waiting = threading.Event()
+        real_sleep = disk.time.sleep
+
+        def sleep(seconds: float) -> None:
+            waiting.set()  # the mover found the lock taken and waits
+            real_sleep(seconds)
+
+        monkeypatch.setattr(disk.time, "sleep", sleep)
+        release = threading.Thread(target=lambda: (waiting.wait(), os.close(holder)))
+        release.start()
+        entry = trash(vault, "people/Maya.md")  # waits for the lock, then moves
+        release.join()
+        holder = -1
+    finally:
+        if holder >= 0:
+            os.close(holder)
+    assert entry.path == ".trash/people/Maya.md" and not note.exists()
+
+
+def test_a_trash_folder_that_cannot_be_made_says_why(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from vaultmem.edit import disk
+
+    real = disk.open_folder
+
+    def denied(root_fd: int, parts: tuple[str, ...], *, create: bool = False) -> int:
+        if create:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(root_fd, parts, create=create)
+
+    monkeypatch.setattr(disk, "open_folder", denied)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot make .trash/people: Permission denied; nothing was moved"
+    )
+    monkeypatch.undo()
+    (vault / ".trash").symlink_to(tmp_path)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot make .trash/people: Not a directory; nothing was moved"
+        " (a symlink or file is in the way)"
+    )
+
+
+def test_a_link_or_rename_into_the_trash_the_disk_refuses(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "link", broken)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot move people/Maya.md: Input/output error; nothing was moved"
+    )
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    def no_reason(*args: object, **kwargs: object) -> None:
+        raise OSError("the share gave no reason")
+
+    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "rename", no_reason)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot move people/Maya.md: the share gave no reason; nothing was moved"
+    )
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya\r\n"
+    assert edit.list_trash(vault) == ()
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_a_note_replaced_while_it_is_moved_stays_where_it_is(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, links: bool
+) -> None:
+    """Saved by rename (as Obsidian does) after the check and before the move: the new
+    version is taken back out of the trash, whether it was linked or renamed there."""
+    note = vault / "people" / "Maya.md"
+
+    def save_by_rename() -> None:
+        (vault / "people" / "new").write_bytes(b"# Maya, saved meanwhile\n")
+        REAL_RENAME(vault / "people" / "new", note)
+
+    def link(src: str, dst: str, **kwargs: object) -> None:
+        save_by_rename()
+        if not links:
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        REAL_LINK(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "link", link)
+    assert _message(ChangedOnDisk, trash, vault, "people/Maya.md") == _changed(
+        "people/Maya.md", " (it was replaced while being moved)"
+    )
+    monkeypatch.undo()
+    assert note.read_bytes() == b"# Maya, saved meanwhile\n"
+    assert edit.list_trash(vault) == ()
+
+
+def test_an_old_name_that_cannot_be_removed_takes_the_move_back(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    refused = [str(vault / "people")]
+
+    def unlink(name: str, *, dir_fd: int | None = None) -> None:
+        if dir_fd is not None and os.readlink(f"/proc/self/fd/{dir_fd}") in refused:
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        REAL_UNLINK(name, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot move people/Maya.md: Operation not permitted; nothing was moved"
+    )
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya\r\n"
+    assert edit.list_trash(vault) == ()  # the link in the trash taken back
+    refused.append(str(vault / ".trash" / "people"))  # when even that fails, a warning says so
+    with caplog.at_level(logging.WARNING):
+        _message(CannotEdit, trash, vault, "people/Maya.md")
+    assert caplog.messages == ["vaultmem: could not take back .trash/people/Maya.md"]
+
+
+def test_the_time_of_a_move_is_utc_whatever_the_zone(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        here = dt.timezone(dt.timedelta(hours=5, minutes=30))
+        entry = trash(vault, "people/Maya.md", dt.datetime(2026, 11, 30, 17, 30, tzinfo=here))
+        assert entry.trashed_at == NOW and entry.trashed_at.utcoffset() == dt.timedelta(0)
+        record = json.loads(vault.joinpath(*LOG).read_text())
+        assert record["at"] == "2026-11-30T12:00:00+00:00"
+        (listed,) = edit.list_trash(vault)
+        assert listed.trashed_at == NOW and listed.trashed_at.utcoffset() == dt.timedelta(0)
+        before = dt.datetime.now(dt.UTC)
+        unstamped = edit.move_to_trash(vault, "photo.png", digest(b"\x89PNG not really"))
+        assert before <= unstamped.trashed_at <= dt.datetime.now(dt.UTC)
+        assert edit.purge(vault) == ()  # now, by default: nothing is 30 days old
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_restore_refusals_say_why_whole(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = trash(vault, "people/Maya.md")
+    (vault / "people" / "Maya.md").write_bytes(b"new\n")
+    assert _message(NoteExists, edit.restore, vault, entry.path) == (
+        "people/Maya.md exists already; nothing was restored. Move that file away first, or"
+        " restore to another path."
+    )
+    assert _message(CannotEdit, edit.restore, vault, ".trash/people") == (
+        ".trash/people is a folder; name the files in it"
+    )
+    (vault / "ro").mkdir()
+    (vault / "ro").chmod(0o555)
+    try:
+        assert _message(CannotEdit, edit.restore, vault, entry.path, to="ro/new/x.md") == (
+            "cannot make the folder of ro/new/x.md: read-only folder; nothing was restored"
+        )
+    finally:
+        (vault / "ro").chmod(0o755)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "link", broken)
+    assert _message(CannotEdit, edit.restore, vault, entry.path, to="x.md") == (
+        "cannot restore x.md: Input/output error; nothing was restored"
+    )
+    monkeypatch.undo()
+
+    def unlink(name: str, *, dir_fd: int | None = None) -> None:
+        if name == "Maya.md":
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        REAL_UNLINK(name, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert _message(CannotEdit, edit.restore, vault, entry.path, to="x.md") == (
+        "cannot restore x.md: Operation not permitted; nothing was restored"
+    )
+    monkeypatch.undo()
+    assert not (vault / "x.md").exists() and (vault / entry.path).read_bytes() == b"# Maya\r\n"
+    assert not (vault / "ro" / "new").exists()
+
+
+def test_a_trash_entry_gone_between_its_look_and_its_restore(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    entry = trash(vault, "people/Maya.md")
+    real = disk.open_folder
+    opened: list[tuple[str, ...]] = []
+
+    def gone_the_second_time(root_fd: int, parts: tuple[str, ...], *, create: bool = False) -> int:
+        opened.append(parts)
+        if opened.count((".trash", "people")) == 2:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
+        return real(root_fd, parts, create=create)
+
+    monkeypatch.setattr(disk, "open_folder", gone_the_second_time)
+    assert _message(NoteNotFound, edit.restore, vault, entry.path) == (
+        ".trash/people/Maya.md is not in the trash any more"
+    )
+
+
+def test_restore_without_hard_links_never_replaces_a_file(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = trash(vault, "people/Maya.md")
+    (vault / "people" / "Maya.md").write_bytes(b"new\n")
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    assert _message(NoteExists, edit.restore, vault, entry.path).startswith(
+        "people/Maya.md exists already; nothing was restored."
+    )
+    assert edit.restore(vault, entry.path, to="people/Old.md") == "people/Old.md"
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == b"new\n"
+    assert (vault / "people" / "Old.md").read_bytes() == b"# Maya\r\n"
+
+
+def test_purge_takes_an_entry_exactly_as_old_as_the_limit(vault: Path) -> None:
+    exactly = trash(vault, "people/Maya.md", NOW - dt.timedelta(days=30))
+    trash(vault, "photo.png", NOW - dt.timedelta(days=30) + dt.timedelta(seconds=1))
+    assert edit.purge(vault, now=NOW) == (exactly,)
+
+
+def test_purge_goes_on_past_entries_gone_meanwhile(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import trash as trash_module
+
+    (vault / "a").mkdir()
+    (vault / "a" / "x.md").write_bytes(b"x")
+    (vault / "b.md").write_bytes(b"b")
+    last = trash(vault, "photo.png", NOW - dt.timedelta(days=40))
+    trash(vault, "b.md", NOW - dt.timedelta(days=33))  # its file goes meanwhile
+    trash(vault, "a/x.md", NOW - dt.timedelta(days=32))  # its folder goes meanwhile
+    real = trash_module.list_trash
+
+    def listed_then_gone(root: Path) -> tuple[edit.TrashEntry, ...]:
+        entries = real(root)
+        shutil.rmtree(vault / ".trash" / "a")
+        (vault / ".trash" / "b.md").unlink()
+        return entries
+
+    monkeypatch.setattr(trash_module, "list_trash", listed_then_gone)
+    assert edit.purge(vault, now=NOW) == (last,)
+
+
+def test_purge_that_cannot_delete_says_which(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = trash(vault, "people/Maya.md")
+
+    def unlink(name: str, *, dir_fd: int | None = None) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert _message(CannotEdit, edit.purge, vault, paths=(entry.path,)) == (
+        "cannot delete .trash/people/Maya.md: Permission denied"
+    )
+
+
+def test_current_digest_is_the_index_digest_of_the_file_as_it_is(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit.trash import current_digest
+
+    big = bytes(range(256)) * (10 << 10) + b"tail"  # 2.5 MB: read in pieces
+    (vault / "big.bin").write_bytes(big)
+    assert current_digest(vault, "big.bin") == digest(big)
+    assert trash(vault, "big.bin").size == len(big)  # the move's own check reads in pieces too
+    (vault / "Maya.md").symlink_to("people/Maya.md")
+    assert current_digest(vault, "Maya.md") == digest(b"# Maya\r\n")
+    assert _message(NoteNotFound, current_digest, vault, "gone.md") == (
+        "gone.md does not exist (deleted or moved?); run `vaultmem reindex` if the index still"
+        " lists it"
+    )
+    (vault / "folder.md").mkdir()
+    assert _message(CannotEdit, current_digest, vault, "folder.md") == (
+        "folder.md is not a file; vaultmem moves only notes and attachments"
+    )
+    monkeypatch.setattr(os, "open", _open_fails(errno.EACCES, "Maya.md"))
+    assert _message(CannotEdit, current_digest, vault, "people/Maya.md") == (
+        "cannot read people/Maya.md: Permission denied; nothing was moved"
+    )
+
+
+def test_the_log_is_readable_utf8_json_an_ordinary_file_never_followed(
+    vault: Path, tmp_path: Path
+) -> None:
+    old_umask = os.umask(0o022)
+    try:
+        (vault / "Café.md").write_bytes(b"x")
+        trash(vault, "Café.md")
+        log = vault.joinpath(*LOG)
+        assert '"from": "Café.md"' in log.read_bytes().decode("utf-8")
+        assert log.stat().st_mode & 0o777 == 0o644
+        trash(vault, "photo.png", NOW - dt.timedelta(days=40))
+        edit.purge(vault, now=NOW)  # rewritten: still an ordinary file
+        assert log.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old_umask)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(b"")
+    log.unlink()
+    log.symlink_to(outside)
+    assert trash(vault, "people/Maya.md").known
+    assert outside.read_bytes() == b""
+
+
+def test_an_unrecorded_move_warning_names_the_log_the_reason_and_the_file(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (vault / ".vaultmem").write_bytes(b"a file where the folder should be")
+    with caplog.at_level(logging.WARNING):
+        trash(vault, "people/Maya.md")
+    assert caplog.messages == [
+        "vaultmem: could not record the move in .vaultmem/trash.jsonl (Not a directory); the"
+        " trash still works, but will guess where .trash/people/Maya.md came from"
+    ]
+
+
+def test_purging_keeps_every_record_of_what_stays_in_the_trash(vault: Path) -> None:
+    (vault / "a" / "b").mkdir(parents=True)
+    (vault / "a" / "b" / "deep.md").write_bytes(b"deep")
+    (vault / "Maya.md").symlink_to("people/Maya.md")
+    staying = [
+        trash(vault, "a/b/deep.md"),
+        trash(vault, "Maya.md"),  # a symlink: the record describes the link itself
+        trash(vault, "people/Maya.md", NOW - dt.timedelta(minutes=1)),
+    ]
+    old = trash(vault, "photo.png", NOW - dt.timedelta(days=40))
+    assert edit.purge(vault, now=NOW) == (old,)
+    records = [json.loads(line) for line in vault.joinpath(*LOG).read_text().splitlines()]
+    assert sorted(r["trashed"] for r in records) == sorted(e.path for e in staying)
+    assert all(e.known for e in edit.list_trash(vault))
+
+
+def test_a_log_that_cannot_be_tidied_is_a_warning(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (vault / ".trash").mkdir()
+    (vault / ".trash" / "old.md").write_bytes(b"trashed by Obsidian")
+    with caplog.at_level(logging.WARNING):
+        assert [e.path for e in edit.purge(vault, older_than=dt.timedelta(0))] == [".trash/old.md"]
+    assert caplog.messages == [
+        "vaultmem: could not tidy .vaultmem/trash.jsonl (No such file or directory)"
+    ]
+
+
+def test_the_list_is_newest_first_then_by_path(vault: Path) -> None:
+    (vault / "a.md").write_bytes(b"a")
+    (vault / "b.md").write_bytes(b"b")
+    old = trash(vault, "photo.png", NOW - dt.timedelta(days=2))
+    b = trash(vault, "b.md")
+    a = trash(vault, "a.md")
+    assert edit.list_trash(vault) == (a, b, old)
+
+
+def test_the_list_skips_temporaries_only_and_never_leaves_the_trash(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (vault / ".trash").mkdir()
+    names = [f"n{i:02}.md" for i in range(20)]
+    for name in names:
+        (vault / ".trash" / name).write_bytes(b"x")
+    (vault / ".trash" / ".n.md.1.0123abcd.vaultmem-tmp").write_bytes(b"x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_bytes(b"s")
+    (vault / ".trash" / "linked").symlink_to(outside)
+    real_fwalk = os.fwalk
+
+    def with_a_ghost(*args: object, **kwargs: object) -> object:
+        for here, dirs, files, fd in real_fwalk(*args, **kwargs):  # type: ignore[call-overload]
+            yield here, dirs, [".n.md.1.0123abcd.vaultmem-tmp", "ghost.md", *files], fd
+
+    monkeypatch.setattr(os, "fwalk", with_a_ghost)
+    listed = sorted(e.path for e in edit.list_trash(vault))
+    assert listed == [f".trash/{name}" for name in names]
+
+
+def test_records_the_log_cannot_vouch_for_are_guesses(vault: Path) -> None:
+    entry = trash(vault, "people/Maya.md")
+    log = vault.joinpath(*LOG)
+    record = json.loads(log.read_text())
+    for change in ({"from": "../outside.md"}, {"at": "2026-11-30T12:00:00"}):
+        log.write_text(json.dumps({**record, **change}) + "\n")
+        (listed,) = edit.list_trash(vault)
+        assert (listed.original, listed.known) == ("people/Maya.md", False), change
+    log.write_text(json.dumps(record) + "\n")
+    assert edit.list_trash(vault) == (entry,)
+    with open(log, "r+b") as handle:  # a log over 64 MB is not vaultmem's: never read
+        handle.truncate((64 << 20) + 1)
+    (listed,) = edit.list_trash(vault)
+    assert listed.known is False
+
+
+def test_a_tidied_log_holds_its_records_only_whatever_its_temporary_held(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    kept = trash(vault, "people/Maya.md")
+    trash(vault, "photo.png", NOW - dt.timedelta(days=40))
+    monkeypatch.setattr(disk.secrets, "token_hex", lambda n: "0123abcd")
+    leftover = vault / ".vaultmem" / f".trash.jsonl.{os.getpid()}.0123abcd.vaultmem-tmp"
+    leftover.write_bytes(b"x" * 4096)
+    edit.purge(vault, now=NOW)
+    records = vault.joinpath(*LOG).read_bytes().splitlines()
+    assert [json.loads(r)["trashed"] for r in records] == [kept.path]
+
+
+def test_restore_without_hard_links_never_replaces_a_dangling_symlink(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    entry = trash(vault, "people/Maya.md")
+    (vault / "people" / "Maya.md").symlink_to(tmp_path / "nowhere.md")
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    with pytest.raises(NoteExists):
+        edit.restore(vault, entry.path)
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").is_symlink()
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"

@@ -19,7 +19,7 @@ import pytest
 from tests.edit.conftest import child, snapshot, wait_for, without_override
 from vaultmem import edit
 from vaultmem.edit import writing
-from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists
+from vaultmem.errors import CannotEdit, ChangedOnDisk, EditDoesNotApply, NoteExists
 from vaultmem.model import content_digest as digest
 from vaultmem.scan import scan
 
@@ -728,3 +728,752 @@ def test_cleaning_one_folder_leaves_the_others(tmp_path: Path) -> None:
     assert top.exists() and mine.exists() and other.exists()
     assert edit.clean_temporaries(vault, folder="") == (top.name,)
     assert edit.clean_temporaries(vault, folder="missing") == ()
+
+
+# --------------------------------------------------------------------------- found by mutation
+# Each test below kills mutants of vaultmem/edit/writing.py and disk.py that the tests above let
+# through (docs/TESTING.md, "note editor: the rest"): whole messages, the failures a disk or
+# another program can cause at each step, and what a failed step leaves behind.
+
+CHANGED = (
+    "people/Maya.md changed on disk since it was read; nothing was written{how}. Read the note"
+    " again (run `vaultmem reindex` if the index is behind) and redo the change on its current"
+    " text."
+)
+REAL_OPEN, REAL_LINK, REAL_WRITE = os.open, os.link, os.write
+
+
+def _fd_path(fd: int) -> str:
+    return os.readlink(f"/proc/self/fd/{fd}")
+
+
+def _refuse(error: int, *, names: tuple[str, ...] = (), suffix: str = "") -> object:
+    """An os.open that fails with `error` for the names given (or ending in `suffix`)."""
+
+    def fake(name: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        if name in names or (suffix and str(name).endswith(suffix)):
+            raise OSError(error, os.strerror(error))
+        return REAL_OPEN(name, flags, mode, dir_fd=dir_fd)
+
+    return fake
+
+
+def test_a_change_refused_as_changed_on_disk_says_so_whole(vault: Path) -> None:
+    change = checked(vault)
+    (vault / "people" / "Maya.md").write_bytes(b"edited\n")
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(how="")
+    (vault / "people" / "Maya.md").write_bytes(NOTE.encode())
+    change = checked(vault)
+    (vault / "people").rename(vault / "was")
+    (vault / "people").symlink_to("was")
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(
+        how=" (a folder on its way is now a symlink or a file)"
+    )
+
+
+def test_new_note_names_are_refused_with_the_whole_reason() -> None:
+    with pytest.raises(CannotEdit) as caught:
+        edit.plan_new_note("a/.hidden.md", "x")
+    assert str(caught.value) == (
+        "a/.hidden.md: a name starting with a dot is hidden from Obsidian and the index;"
+        " choose another"
+    )
+    with pytest.raises(CannotEdit) as caught:
+        edit.plan_new_note("n.txt", "x")
+    assert str(caught.value) == "n.txt: a note's name ends in .md"
+    with pytest.raises(CannotEdit) as caught:
+        edit.plan_new_note("n.md", "half a pair \ud800")
+    assert str(caught.value) == (
+        "n.md: UTF-8 cannot hold '\\ud800' (U+D800, line 1); nothing was written"
+    )
+    assert edit.plan_new_note("Upper.MD", "x") == edit.Change("Upper.MD", "Upper.MD", None, b"x")
+
+
+def test_creating_in_a_read_only_folder_or_through_a_link_says_so_whole(
+    vault: Path, tmp_path: Path
+) -> None:
+    (vault / "made").mkdir()
+    (vault / "made").chmod(0o555)
+    try:
+        with pytest.raises(CannotEdit) as caught:
+            edit.write(vault, edit.plan_new_note("made/x.md", "x"))
+    finally:
+        (vault / "made").chmod(0o755)
+    assert str(caught.value) == (
+        "the folder of made/x.md is read-only (mode 0555); nothing was written. Make it"
+        " writable yourself if you want vaultmem to change files in it."
+    )
+    (vault / "out").symlink_to(tmp_path)
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, edit.plan_new_note("out/x.md", "x"))
+    assert str(caught.value) == (
+        "cannot create out/x.md: a folder on its way is a symlink or a file; vaultmem creates"
+        " notes only in real folders inside the vault"
+    )
+
+
+@pytest.mark.parametrize("error", [errno.EACCES, errno.EPERM, errno.EROFS])
+def test_a_temporary_the_folder_refuses_is_a_read_only_folder(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, error: int
+) -> None:
+    change = checked(vault)
+    monkeypatch.setattr(os, "open", _refuse(error, suffix=writing.TMP_SUFFIX))
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == (
+        f"cannot write people/Maya.md: its folder is read-only ({os.strerror(error)});"
+        " nothing was written"
+    )
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, edit.plan_new_note("people/New.md", "x"))
+    assert str(caught.value) == (
+        f"cannot write people/New.md: its folder is read-only ({os.strerror(error)});"
+        " nothing was written"
+    )
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == NOTE.encode()
+    assert not (vault / "people" / "New.md").exists() and temporaries(vault) == []
+
+
+def test_any_other_failure_to_write_says_what_to_do(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    change = checked(vault)
+    monkeypatch.setattr(os, "open", _refuse(errno.ENOSPC, suffix=writing.TMP_SUFFIX))
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == (
+        "cannot write people/Maya.md: No space left on device; nothing was written and the note"
+        " is unchanged. Free some space or fix the disk, then try again."
+    )
+
+    def no_reason(*args: object, **kwargs: object) -> int:
+        raise OSError("the driver gave no reason")
+
+    monkeypatch.setattr(os, "open", no_reason)
+    with pytest.raises(CannotEdit) as caught:
+        writing._temporary(0, "n.md", b"x", "n.md", 0o644, None)
+    assert str(caught.value) == (
+        "cannot write n.md: the driver gave no reason; nothing was written and the note is"
+        " unchanged. Free some space or fix the disk, then try again."
+    )
+
+
+def test_a_folder_that_cannot_be_opened_says_why(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    change = checked(vault)
+
+    def denied(root_fd: int, parts: tuple[str, ...], *, create: bool = False) -> int:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(disk, "open_folder", denied)
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == (
+        "cannot open the folder of people/Maya.md: Permission denied; nothing was written"
+    )
+
+
+def test_a_create_that_fails_removes_every_folder_it_made_and_only_those(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    for path in ("people/new/deeper/x.md", "top/x.md", "a/b/c/x.md"):
+        with pytest.raises(CannotEdit, match="No space left on device"):
+            edit.write(vault, edit.plan_new_note(path, "x"))
+    monkeypatch.undo()
+    assert sorted(p.name for p in vault.iterdir()) == [".obsidian", "other.md", "people"]
+    assert sorted(p.name for p in (vault / "people").iterdir()) == ["Maya.md"]
+
+
+def test_the_folders_a_create_makes_are_synced_each_in_its_parent(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    synced: list[str] = []
+    real_sync = disk.fsync_folder
+
+    def record(fd: int) -> None:
+        synced.append(os.path.relpath(_fd_path(fd), vault))
+        real_sync(fd)
+
+    monkeypatch.setattr(disk, "fsync_folder", record)
+    edit.write(vault, edit.plan_new_note("a/b/c/x.md", "x"))
+    assert synced == ["a/b/c", ".", "a", "a/b"]
+
+
+def test_creating_where_the_name_appears_meanwhile_never_overwrites(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program creates the note between vaultmem's look and its link()."""
+
+    def taken_first(src: str, dst: str, **kwargs: object) -> None:
+        Path(vault / "people" / dst).write_bytes(b"theirs\n")
+        REAL_LINK(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "link", taken_first)
+    with pytest.raises(NoteExists) as caught:
+        edit.write(vault, edit.plan_new_note("people/New.md", "mine\n"))
+    assert str(caught.value) == (
+        "people/New.md exists already; nothing was written. Choose another name."
+    )
+    monkeypatch.undo()
+    assert (vault / "people" / "New.md").read_bytes() == b"theirs\n"
+    assert temporaries(vault) == []
+
+
+def test_a_link_the_disk_refuses_for_another_reason_writes_nothing(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "link", broken)
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, edit.plan_new_note("people/New.md", "x"))
+    assert str(caught.value) == (
+        "cannot write people/New.md: Input/output error; nothing was written and the note is"
+        " unchanged. Free some space or fix the disk, then try again."
+    )
+    monkeypatch.undo()
+    assert not (vault / "people" / "New.md").exists() and temporaries(vault) == []
+
+
+def _no_links(*args: object, **kwargs: object) -> None:
+    raise PermissionError(errno.EPERM, "Operation not permitted")
+
+
+def test_without_hard_links_a_new_note_gets_an_ordinary_files_mode(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "link", _no_links)
+    old_umask = os.umask(0o022)
+    try:
+        assert edit.write(vault, edit.plan_new_note("people/New.md", "# New\n")) == (
+            "people/New.md",
+        )
+    finally:
+        os.umask(old_umask)
+    note = vault / "people" / "New.md"
+    assert note.read_bytes() == b"# New\n" and note.stat().st_mode & 0o7777 == 0o644
+    assert temporaries(vault) == []
+
+
+def test_without_hard_links_a_name_taken_meanwhile_is_never_written_over(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def taken_then_no_links(src: str, dst: str, **kwargs: object) -> None:
+        Path(vault / "people" / dst).write_bytes(b"theirs\n")
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", taken_then_no_links)
+    with pytest.raises(NoteExists) as caught:
+        edit.write(vault, edit.plan_new_note("people/New.md", "mine, and longer\n"))
+    assert str(caught.value) == (
+        "people/New.md exists already; nothing was written. Choose another name."
+    )
+    monkeypatch.undo()
+    assert (vault / "people" / "New.md").read_bytes() == b"theirs\n"
+    assert temporaries(vault) == []
+
+
+def test_without_hard_links_a_failed_create_leaves_no_half_note(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "link", _no_links)
+
+    def full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith("New.md"):
+            REAL_WRITE(fd, bytes(data)[:2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, edit.plan_new_note("people/New.md", "# New\n"))
+    assert str(caught.value) == (
+        "cannot write people/New.md: No space left on device; nothing was written and the note"
+        " is unchanged. Free some space or fix the disk, then try again."
+    )
+    monkeypatch.setattr(os, "write", REAL_WRITE)
+    monkeypatch.setattr(os, "open", _refuse(errno.EIO, names=("New.md",)))
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, edit.plan_new_note("people/New.md", "# New\n"))
+    assert str(caught.value) == (
+        "cannot write people/New.md: Input/output error; nothing was written and the note is"
+        " unchanged. Free some space or fix the disk, then try again."
+    )
+    monkeypatch.undo()
+    assert sorted(p.name for p in (vault / "people").iterdir()) == ["Maya.md"]
+
+
+def test_a_temporary_that_cannot_be_removed_is_left_for_cleaning(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_unlink = os.unlink
+
+    def refused(name: str, *, dir_fd: int | None = None) -> None:
+        if name.endswith(writing.TMP_SUFFIX):
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        real_unlink(name, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", refused)
+    assert edit.write(vault, edit.plan_new_note("people/New.md", "# New\n")) == ("people/New.md",)
+    monkeypatch.undo()
+    assert (vault / "people" / "New.md").read_bytes() == b"# New\n"
+    (stray,) = temporaries(vault)
+    assert stray.startswith("people/.New.md.")
+
+
+def test_each_way_a_note_can_change_under_a_write_is_named_whole(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.edit import disk
+
+    note = vault / "people" / "Maya.md"
+
+    def fresh() -> None:
+        for name in ("Maya.md", "Real.md"):
+            if (vault / "people" / name).is_symlink() or (vault / "people" / name).exists():
+                (vault / "people" / name).unlink()
+        note.write_bytes(NOTE.encode())
+
+    real_lock = disk.lock
+    for what, how in [
+        ("replaced", " (it was replaced meanwhile)"),
+        ("deleted", " (it was deleted or renamed)"),
+        ("a link to itself", " (it was replaced meanwhile)"),
+    ]:
+        fresh()
+
+        def the_holder_acts(fd: int, path: str, what: str = what) -> None:
+            real_lock(fd, path)
+            if what == "replaced":  # the same bytes, saved by rename
+                (vault / "people" / "new").write_bytes(note.read_bytes())
+                (vault / "people" / "new").rename(note)
+            elif what == "a link to itself":  # moved, and a symlink left in its place
+                note.rename(vault / "people" / "Real.md")
+                note.symlink_to("Real.md")
+            else:
+                note.unlink()
+
+        monkeypatch.setattr(disk, "lock", the_holder_acts)
+        change = checked(vault)
+        with pytest.raises(ChangedOnDisk) as caught:
+            edit.write(vault, change)
+        assert str(caught.value) == CHANGED.format(how=how), what
+        monkeypatch.undo()
+    assert os.readlink(note) == "Real.md"
+    assert (vault / "people" / "Real.md").read_bytes() == NOTE.encode()
+
+    fresh()
+    for error, how in [
+        (errno.ENOENT, " (it was deleted or renamed)"),
+        (errno.ELOOP, " (it was replaced by a symlink)"),
+    ]:
+        change = checked(vault)
+        monkeypatch.setattr(os, "open", _refuse(error, names=("Maya.md",)))
+        with pytest.raises(ChangedOnDisk) as caught:
+            edit.write(vault, change)
+        monkeypatch.undo()
+        assert str(caught.value) == CHANGED.format(how=how)
+    change = checked(vault)
+    monkeypatch.setattr(os, "open", _refuse(errno.EACCES, names=("Maya.md",)))
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == "cannot open people/Maya.md: Permission denied; nothing was written"
+    monkeypatch.undo()
+
+    change = checked(vault)
+    (vault / "people").rename(vault / "was")
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(how=" (its folder was deleted or renamed)")
+    (vault / "was").rename(vault / "people")
+    assert note.read_bytes() == NOTE.encode() and temporaries(vault) == []
+
+
+def test_the_last_look_and_a_retargeted_link_are_named_whole(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = vault / "people" / "Maya.md"
+    real_fsync = os.fsync
+
+    def obsidian_saves_meanwhile(fd: int) -> None:
+        real_fsync(fd)
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            note.write_bytes(b"typed meanwhile\n")
+
+    change = checked(vault)
+    monkeypatch.setattr(os, "fsync", obsidian_saves_meanwhile)
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(how=" (while the new version was being written)")
+    monkeypatch.undo()
+    note.write_bytes(NOTE.encode())
+    (vault / "Maya.md").symlink_to("people/Maya.md")
+    (vault / "Copy.md").write_bytes(NOTE.encode())
+    change = checked(vault, "Maya.md")
+    (vault / "Maya.md").unlink()
+    (vault / "Maya.md").symlink_to("Copy.md")
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(
+        how=" (its symlink now leads to another file)"
+    ).replace("people/Maya.md", "Maya.md", 1)
+
+
+def test_read_only_and_hard_linked_notes_are_refused_whole(vault: Path) -> None:
+    note = vault / "people" / "Maya.md"
+    change = checked(vault)
+    note.chmod(0o444)
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == (
+        "people/Maya.md is read-only (mode 0444); nothing was written. Make it writable"
+        " yourself if you want vaultmem to change it."
+    )
+    note.chmod(0o644)
+    (vault / "people").chmod(0o555)
+    try:
+        with pytest.raises(CannotEdit) as caught:
+            edit.write(vault, change)
+    finally:
+        (vault / "people").chmod(0o755)
+    assert str(caught.value) == (
+        "the folder of people/Maya.md is read-only (mode 0555); nothing was written. Make it"
+        " writable yourself if you want vaultmem to change files in it."
+    )
+    os.link(note, vault / "twin.md")
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == (
+        "people/Maya.md has 2 hard links; writing it would split it from the others, so"
+        " nothing was written"
+    )
+
+
+def test_a_write_waits_for_another_writers_lock_and_gives_up_in_time(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import threading
+
+    from vaultmem.edit import disk
+
+    note = vault / "people" / "Maya.md"
+    change = checked(vault)
+    holder = os.open(note, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        monkeypatch.setattr(disk, "LOCK_WAIT_S", 0.2)
+        with pytest.raises(CannotEdit) as caught:
+            edit.write(vault, change)
+        assert str(caught.value) == (
+            "people/Maya.md is being changed by another vaultmem process; nothing was written."
+            " Try again in a moment."
+        )
+        monkeypatch.setattr(disk, "LOCK_WAIT_S", 600.0)
+        waiting = threading.Event()
+        real_sleep = disk.time.sleep
+
+        def sleep(seconds: float) -> None:
+            assert seconds == 0.01  # polls the lock, it does not sleep the wait away
+            waiting.set()
+            real_sleep(seconds)
+
+        monkeypatch.setattr(disk.time, "sleep", sleep)
+        release = threading.Thread(target=lambda: (waiting.wait(), os.close(holder)))
+        release.start()
+        assert edit.write(vault, change) == ("people/Maya.md",)
+        release.join()
+        holder = -1
+    finally:
+        if holder >= 0:
+            os.close(holder)
+    assert "✅ 2026-11-30" in note.read_text()
+
+
+def test_a_file_system_without_locks_still_writes(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    assert edit.write(vault, checked(vault)) == ("people/Maya.md",)
+
+
+def test_a_write_interrupted_midway_removes_its_temporary(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            raise KeyboardInterrupt
+        return REAL_WRITE(fd, data)
+
+    change = checked(vault)
+    monkeypatch.setattr(os, "write", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        edit.write(vault, change)
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == NOTE.encode()
+    assert temporaries(vault) == []
+
+    def full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(CannotEdit) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == (
+        "cannot write people/Maya.md: No space left on device; nothing was written and the note"
+        " is unchanged. Free some space or fix the disk, then try again."
+    )
+
+
+def test_a_note_root_cannot_give_back_becomes_the_writers(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can make a note another user's to begin with")
+    note = vault / "people" / "Maya.md"
+    os.chown(note, 65534, 65534)
+
+    def refused(fd: int, uid: int, gid: int) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "fchown", refused)
+    assert edit.write(vault, checked(vault)) == ("people/Maya.md",)
+    assert note.stat().st_uid == os.geteuid()
+
+
+def _ordered_listing(monkeypatch: pytest.MonkeyPatch, first: list[str]) -> None:
+    """os.listdir answering with `first` before the folder's real names."""
+    real = os.listdir
+
+    def listing(path: object = ".") -> list[str]:
+        names = real(path)  # type: ignore[call-overload]
+        return first + sorted(n for n in names if n not in first)
+
+    monkeypatch.setattr(os, "listdir", listing)
+
+
+def test_cleaning_goes_on_past_every_temporary_it_leaves(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dead = 2**22 + 12345
+    folder = vault / "people"
+    stale = folder / f".z.md.{dead}.0123abcd.vaultmem-tmp"
+    live = folder / f".a.md.{os.getpid()}.0123abcd.vaultmem-tmp"
+    link = folder / f".b.md.{dead}.0123abcd.vaultmem-tmp"
+    ghost = f".c.md.{dead}.0123abcd.vaultmem-tmp"  # listed, then gone before its look
+    vanishing = folder / f".d.md.{dead}.0123abcd.vaultmem-tmp"  # gone before its removal
+    for path in (stale, live, vanishing):
+        path.write_text("x")
+    link.symlink_to("Maya.md")
+    _ordered_listing(monkeypatch, [ghost, live.name, link.name, vanishing.name])
+
+    def unlink(name: str, *, dir_fd: int | None = None) -> None:
+        if name == vanishing.name:
+            REAL_UNLINK(name, dir_fd=dir_fd)
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
+        REAL_UNLINK(name, dir_fd=dir_fd)
+
+    REAL_UNLINK = os.unlink
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert edit.clean_temporaries(vault, folder="people") == (f"people/{stale.name}",)
+    monkeypatch.undo()
+    assert live.exists() and link.is_symlink() and not stale.exists()
+
+
+def test_a_temporary_is_stale_only_after_a_whole_hour(vault: Path) -> None:
+    live = vault / f".n.md.{os.getpid()}.0123abcd.vaultmem-tmp"
+    old_style = vault / ".o.md.vaultmem-tmp"  # older versions wrote no pid
+    for path in (live, old_style):
+        path.write_text("x")
+        os.utime(path, (1_800_000_000, 1_800_000_000))
+    hour = dt.datetime.fromtimestamp(1_800_000_000 + 3600, dt.UTC)
+    assert edit.clean_temporaries(vault, now=hour) == ()
+    later = hour + dt.timedelta(seconds=1)
+    assert edit.clean_temporaries(vault, now=later) == tuple(sorted([live.name, old_style.name]))
+
+
+def test_cleaning_leaves_a_running_writers_temporary_and_the_writer_alone(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proc = subprocess.Popen(["sleep", "600"])
+    signals: list[int] = []
+    real_kill = os.kill
+
+    def kill(pid: int, sig: int) -> None:
+        signals.append(sig)
+        real_kill(pid, sig)
+
+    try:
+        theirs = vault / f".n.md.{proc.pid}.0123abcd.vaultmem-tmp"
+        theirs.write_text("being written")
+        monkeypatch.setattr(os, "kill", kill)
+        assert edit.clean_temporaries(vault) == ()
+        monkeypatch.undo()
+        assert signals == [0]  # asked whether it lives, not signalled
+        assert proc.poll() is None
+        assert theirs.exists()
+
+        def not_ours(pid: int, sig: int) -> None:
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+
+        monkeypatch.setattr(os, "kill", not_ours)  # another user's process
+        assert edit.clean_temporaries(vault) == ()
+        assert theirs.exists()
+    finally:
+        monkeypatch.undo()
+        proc.kill()
+        proc.wait()
+
+
+def test_cleaning_walks_the_vault_but_not_git_nor_symlinked_folders(
+    vault: Path, tmp_path: Path
+) -> None:
+    dead = 2**22 + 12345
+    name = f".x.md.{dead}.0123abcd.vaultmem-tmp"
+    (vault / "a" / "b").mkdir(parents=True)
+    (vault / ".git").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (vault / "linked").symlink_to(outside)
+    for folder in (vault / "a" / "b", vault / ".git", outside):
+        (folder / name).write_text("x")
+    assert edit.clean_temporaries(vault) == (f"a/b/{name}",)
+    assert (vault / ".git" / name).exists() and (outside / name).exists()
+
+
+def test_every_date_and_time_token_of_a_template() -> None:
+    when = dt.datetime(2026, 3, 4, 7, 8, 9)
+    pattern = "YYYY YY MMMM MMM MM M DD D dddd ddd HH H hh h mm ss A a [at YYYY] x"
+    assert edit.render_template(f"{{{{date:{pattern}}}}}", title="t", now=when) == (
+        "2026 26 March Mar 03 3 04 4 Wednesday Wed 07 7 07 7 08 09 AM am at YYYY x"
+    )
+    for hour, twelve in [(0, "12 12 AM am"), (12, "12 12 PM pm"), (13, "01 1 PM pm")]:
+        at = dt.datetime(2026, 3, 4, hour, 0)
+        assert edit.render_template("{{date:hh h A a}}", title="t", now=at) == twelve
+    assert edit.render_template("{{date:YY}}", title="t", now=dt.datetime(2005, 1, 1)) == "05"
+
+
+def test_template_placeholders_in_any_case_and_spacing() -> None:
+    when = dt.datetime(2026, 11, 30, 9, 5)
+    template = "{{ TITLE }}|{{Date}}|{{ time }}|{{date:}}|{{date: }}|{{time:HH}}|{{other}}|{{title"
+    assert edit.render_template(template, title="Ana", now=when) == (
+        "Ana|2026-11-30|09:05|2026-11-30|2026-11-30|09|{{other}}|{{title"
+    )
+    with pytest.raises(EditDoesNotApply) as caught:
+        edit.render_template("{{title}}", title="two\nlines", now=when)
+    assert str(caught.value) == "a note title must be one line; it holds a line break"
+
+
+def test_a_template_notes_title_is_its_file_name() -> None:
+    when = dt.datetime(2026, 11, 30, 9, 5)
+    change = edit.plan_note_from_template("people/Ana Diaz.MD", "# {{title}}\n", now=when)
+    assert change == edit.Change("people/Ana Diaz.MD", "people/Ana Diaz.MD", None, b"# Ana Diaz\n")
+
+
+def test_a_temporary_name_already_taken_is_never_written_into(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leftover file under the very name a write picks (same pid, same random token): the
+    write fails rather than write into it, which would leave the leftover's tail in the note."""
+    from vaultmem.edit import disk
+
+    monkeypatch.setattr(disk.secrets, "token_hex", lambda n: "0123abcd")
+    taken = vault / "people" / f".Maya.md.{os.getpid()}.0123abcd.vaultmem-tmp"
+    taken.write_bytes(b"a much longer leftover than the note will ever be" * 10)
+    change = checked(vault)
+    with pytest.raises(CannotEdit, match=r"^cannot write people/Maya\.md: File exists;"):
+        edit.write(vault, change)
+    assert (vault / "people" / "Maya.md").read_bytes() == NOTE.encode()
+
+
+def test_undoing_a_failed_create_never_follows_a_folder_swapped_for_a_symlink(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deeper").mkdir(parents=True)
+
+    def swap_then_full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):  # folders made: another program swaps
+            made = vault / "people" / "new"
+            made.rename(vault / "people" / "moved")
+            made.symlink_to(outside)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", swap_then_full)
+    with pytest.raises(CannotEdit, match="No space left on device"):
+        edit.write(vault, edit.plan_new_note("people/new/deeper/x.md", "x"))
+    monkeypatch.undo()
+    assert (outside / "deeper").is_dir()  # the empty folder outside the vault is left alone
+
+    (outside / "b" / "c").mkdir(parents=True)  # the top folder it made swapped, two below it
+
+    def swap_top_then_full(fd: int, data: bytes | memoryview) -> int:
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            (vault / "a").rename(vault / "a-moved")
+            (vault / "a").symlink_to(outside)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return REAL_WRITE(fd, data)
+
+    monkeypatch.setattr(os, "write", swap_top_then_full)
+    with pytest.raises(CannotEdit, match="No space left on device"):
+        edit.write(vault, edit.plan_new_note("a/b/c/x.md", "x"))
+    monkeypatch.undo()
+    assert (outside / "b" / "c").is_dir()
+
+
+def test_a_note_deleted_while_its_new_version_is_written_is_named_whole(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = vault / "people" / "Maya.md"
+    real_fsync = os.fsync
+
+    def deleted_meanwhile(fd: int) -> None:
+        real_fsync(fd)
+        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+            note.unlink()
+
+    change = checked(vault)
+    monkeypatch.setattr(os, "fsync", deleted_meanwhile)
+    with pytest.raises(ChangedOnDisk) as caught:
+        edit.write(vault, change)
+    assert str(caught.value) == CHANGED.format(how=" (it was deleted or renamed)")
+    monkeypatch.undo()
+    assert not note.exists() and temporaries(vault) == []
+
+
+def test_a_folder_a_create_cannot_make_is_named_whole(vault: Path) -> None:
+    (vault / "people").chmod(0o555)
+    try:
+        with pytest.raises(CannotEdit) as caught:
+            edit.write(vault, edit.plan_new_note("people/new/x.md", "x"))
+    finally:
+        (vault / "people").chmod(0o755)
+    assert str(caught.value) == (
+        "cannot write people/new/x.md: its folder is read-only (read-only folder); nothing was"
+        " written"
+    )

@@ -8,6 +8,7 @@ mutants. A folder keeps its results, so a second run re-tests only what changed.
 
     python -m tests.mutation.run                  # every module, in the configured order
     python -m tests.mutation.run resolver dates   # these modules only
+    python -m tests.mutation.run edit             # every part of a module split in parts
     python -m tests.mutation.run --retest resolver  # its survivors again, after new tests
     python -m tests.mutation.run --summary        # the per-module table of the last runs
 
@@ -184,6 +185,13 @@ def summary(modules: list[Module]) -> None:
                     print("  " + name)
 
 
+def select(modules: list[Module], name: str) -> list[Module]:
+    """The module called `name`, or else the parts of one split in several (`edit` runs
+    `edit-lines-text` and `edit-rest`)."""
+    exact = [m for m in modules if m.name == name]
+    return exact or [m for m in modules if m.name.startswith(name + "-")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("modules", nargs="*", help="modules to run (default: all, in order)")
@@ -195,10 +203,10 @@ def main() -> None:
     args = parser.parse_args()
     base, modules = load()
     known = {m.name: m for m in modules}
-    unknown = [n for n in args.modules if n not in known]
+    unknown = [n for n in args.modules if not select(modules, n)]
     if unknown:
         parser.error(f"unknown module(s) {', '.join(unknown)}: known are {', '.join(known)}")
-    chosen = [known[n] for n in args.modules] if args.modules else modules
+    chosen = [m for n in args.modules for m in select(modules, n)] if args.modules else modules
     if not args.summary:
         for module in chosen:
             code = run(base, module, args.max_children, args.retest)

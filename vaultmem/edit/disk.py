@@ -73,8 +73,9 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
 
 def _as_on_disk(top: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     """`parts` spelled as the names on disk where only Unicode normalisation differs: the index
-    keeps paths in NFC, macOS writes names in NFD."""
-    if all(part.isascii() for part in parts) or os.path.lexists(os.path.join(top, *parts)):
+    keeps paths in NFC, macOS writes names in NFD. An ASCII path is no exception: NFC turns a
+    few characters into ASCII ones (the KELVIN SIGN into `K`)."""
+    if os.path.lexists(os.path.join(top, *parts)):
         return parts
     found: list[str] = []
     for part in parts:
