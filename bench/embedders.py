@@ -140,7 +140,7 @@ def main() -> None:
            "sections": len(texts), "section_chars_median": median(chars),
            "section_chars_mean": sum(chars) / len(chars), "index": str(args.index), "rows": rows}
     name = "embedders" + ("" if args.models == "wordllama,minilm" else
-                          "-" + args.models.replace(",", "_"))
+                          "-" + args.models.replace(",", "_").replace(":", "_"))
     path = write_json(f"{name}.json", out)
     print(f"JSON: {path.relative_to(ROOT)}")
 
