@@ -105,3 +105,18 @@ def test_whole_note_query_from_the_worker_or_taken_back(sample_vault: Vault) -> 
     finally:
         gate.set()
         blocker.result(timeout=60)
+
+
+def test_whole_note_query_asked_again_when_the_workers_connection_fails(
+    sample_vault: Vault,
+) -> None:
+    conn = sample_vault.conn
+    matches = search.fts_queries("heat pump tariff")
+
+    def broken() -> store.Connection:
+        raise store.OperationalError("unable to open database file")
+
+    failed = search._whole_notes_beside(broken, matches)
+    assert failed is not None
+    assert isinstance(failed.exception(timeout=60), store.OperationalError)
+    assert search._whole_notes_taken(conn, failed, matches) == search._whole_notes(conn, matches)

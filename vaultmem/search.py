@@ -520,10 +520,14 @@ def _whole_notes_taken(
     conn: store.Connection, job: Future[list[tuple[str, float]]] | None, matches: list[str]
 ) -> list[tuple[str, float]]:
     """The whole-note query's notes: from the worker when it has started on them, else (not
-    started yet: this thread is free now) run here."""
+    started yet: this thread is free now) run here; asked here again when the worker's own
+    connection failed (an error of the index itself shows up here too)."""
     if job is None or job.cancel():
         return _whole_notes(conn, matches)
-    return job.result()
+    try:
+        return job.result()
+    except (store.Error, VaultmemError):
+        return _whole_notes(conn, matches)
 
 
 def _expand(
