@@ -188,6 +188,25 @@ def snapshot_code() -> dict:
     return state
 
 
+def base_code(ref: str) -> Path:
+    """vaultmem/ as of git REF, extracted into a temporary folder (for PYTHONPATH), removed
+    when this process ends."""
+    import atexit
+
+    folder = Path(tempfile.mkdtemp(prefix="base-", dir=_mkwork()))
+    atexit.register(shutil.rmtree, folder, True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", ref, "vaultmem"], cwd=ROOT, capture_output=True,
+        check=True,
+    ).stdout
+    archive_path = folder / "code.tar"
+    archive_path.write_bytes(archive)
+    with tarfile.open(archive_path) as tar:
+        tar.extractall(folder, filter="data")
+    archive_path.unlink()
+    return folder
+
+
 def _mkwork() -> Path:
     WORK.mkdir(parents=True, exist_ok=True)
     return WORK

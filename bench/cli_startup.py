@@ -26,15 +26,22 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PYTHON, ROOT, WORK, ensure_mdn, machine_info, snapshot_code, write_json
+from _common import (
+    PYTHON,
+    ROOT,
+    WORK,
+    base_code,
+    ensure_mdn,
+    machine_info,
+    snapshot_code,
+    write_json,
+)
 
 NOTE = "en-us/web/api/fetch_api/index.md"
 
@@ -88,21 +95,6 @@ def run_once(args: list[str], ok: set[int], env: dict[str, str]) -> dict[str, fl
     if code not in ok:
         raise SystemExit(f"{' '.join(args)} exited {code}:\n{err.decode()[-2000:]}")
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}
-
-
-def base_code(ref: str) -> Path:
-    """vaultmem/ as of git REF, extracted into a temporary folder (for PYTHONPATH)."""
-    folder = Path(tempfile.mkdtemp(prefix="base-", dir=WORK))
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", ref, "vaultmem"], cwd=ROOT, capture_output=True,
-        check=True,
-    ).stdout
-    archive_path = folder / "code.tar"
-    archive_path.write_bytes(archive)
-    with tarfile.open(archive_path) as tar:
-        tar.extractall(folder, filter="data")
-    archive_path.unlink()
-    return folder
 
 
 def indexed_mdn() -> Path:

@@ -1,6 +1,7 @@
 r"""Keyword search latency, in-process, over the MDN index, against a plain FTS5 baseline.
 
     .venv/bin/python bench/search.py [--passes 5] [--limit 10] [--mdn-dir DIR] [--rebuild]
+                                     [--mode hybrid] [--warm] [--base REF]
 
 Builds (or incrementally refreshes) a vaultmem index of MDN and a plain FTS5 table
 docs(path, title, body) with the same tokenizer, under $VAULTMEM_BENCH_TMP (/tmp/vaultmem-bench).
@@ -9,25 +10,36 @@ FTS-syntax-hostile strings. One warm-up pass, then --passes timed passes; each q
 Vault.search(q, limit) and, right after, through two plain baselines on the plain table: the query's
 words (\w+, lower-cased, each double-quoted) joined by AND, and joined by OR, each as
 `WHERE docs MATCH ? ORDER BY rank LIMIT limit` with a snippet() of the body.
+--base REF times vaultmem/ as of a git ref beside this worktree's, in the same run: each side
+runs in a child process of its own (the same index, warmed alike), the parent hands both every
+query in turn (which goes first alternates), and each child times its own search: wall, and
+the CPU of all its threads (time.process_time) and of the searching thread alone
+(time.thread_time: on an idle machine the wall of a search is about the longer of that
+thread's CPU and the worker's, so this is the wall to expect when the load hides it).
 Writes bench/results/search-mdn.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
     DEFAULT_MDN_DIR,
+    PYTHON,
     ROOT,
     WORK,
+    base_code,
     ensure_mdn,
     machine_info,
     md_files,
@@ -107,6 +119,52 @@ def stats(ms: list[float]) -> dict:
     return {"p50": percentile(ms, 50), "p95": percentile(ms, 95), "max": max(ms), "n": len(ms)}
 
 
+def serve(args: argparse.Namespace) -> None:
+    """A child of --base: answers queries from stdin (one JSON string a line), each with a line
+    of JSON: wall ms, CPU ms (every thread of this process), hits, error."""
+    from vaultmem.vault import Vault
+
+    vault = Vault(ensure_mdn(args.mdn_dir), WORK / "search-mdn" / "index.db")
+    if args.warm:
+        vault.warm(background=False)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        q = json.loads(line)
+        t, c, m = time.perf_counter(), time.process_time(), time.thread_time()
+        try:
+            n, err = len(vault.search(q, args.limit, mode=args.mode).hits), None
+        except Exception as exc:
+            n, err = 0, f"{type(exc).__name__}: {exc}"
+        cpu = (time.process_time() - c) * 1000
+        main = (time.thread_time() - m) * 1000
+        ms = (time.perf_counter() - t) * 1000
+        print(json.dumps({"ms": ms, "cpu": cpu, "main": main, "n": n, "err": err}), flush=True)
+
+
+class Child:
+    """A --serve child process searching with one version of vaultmem (code on PYTHONPATH)."""
+
+    def __init__(self, code: str, args: argparse.Namespace) -> None:
+        cmd = [PYTHON, __file__, "--serve", "--mode", args.mode, "--limit", str(args.limit),
+               "--mdn-dir", str(args.mdn_dir.resolve())] + (["--warm"] if args.warm else [])
+        # run from WORK: the worktree's vaultmem/ must not shadow the code on PYTHONPATH
+        self.proc = subprocess.Popen(cmd, cwd=WORK, env={**os.environ, "PYTHONPATH": code},
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        if self.stdout.readline().strip() != "ready":
+            raise SystemExit(f"search child ({code}) failed to start")
+
+    def __call__(self, q: str) -> dict:
+        self.stdin.write(json.dumps(q) + "\n")
+        self.stdin.flush()
+        return json.loads(self.stdout.readline())
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.proc.wait()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--passes", type=int, default=5)
@@ -120,7 +178,13 @@ def main() -> None:
     ap.add_argument("--before", action="store_true",
                     help="hybrid: also time the ranking before issue 13's title and whole-note "
                          "signals (same process, interleaved), as a baseline")
+    ap.add_argument("--base", metavar="REF",
+                    help="also time vaultmem/ as of this git ref (each side in a child process)")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # a --base child
     args = ap.parse_args()
+    if args.serve:
+        serve(args)
+        return
 
     import sqlean as sqlite3
 
@@ -146,7 +210,7 @@ def main() -> None:
     if args.rebuild or not base_db.exists():
         print(f"baseline FTS5 table built in {build_baseline(base_db, root, paths):.1f}s",
               file=sys.stderr)
-    if args.warm:
+    if args.warm and not args.base:
         t = time.perf_counter()
         vault.warm(background=False)
         print(f"vectors in memory in {time.perf_counter() - t:.1f}s", file=sys.stderr)
@@ -157,15 +221,18 @@ def main() -> None:
     queries = make_queries(root, paths)
     assert len(queries) == N_TITLES + N_PAIRS + len(HOSTILE), len(queries)
 
-    cpu: dict[str, list[float]] = {"vaultmem": [], "vaultmem_before": []}
+    cpu: dict[str, list[float]] = {"vaultmem": [], "vaultmem_before": [], "vaultmem_base": []}
+    main_cpu: dict[str, list[float]] = {"vaultmem": [], "vaultmem_base": []}  # the search's thread
 
     def run_vm(q: str) -> tuple[float, int, str | None]:
         t, c = time.perf_counter(), time.process_time()  # every thread's CPU (the vector worker's)
+        m = time.thread_time()
         try:
             n, err = len(vault.search(q, args.limit, mode=args.mode).hits), None
         except Exception as exc:
             n, err = 0, f"{type(exc).__name__}: {exc}"
         cpu["vaultmem"].append((time.process_time() - c) * 1000)
+        main_cpu["vaultmem"].append((time.thread_time() - m) * 1000)
         return (time.perf_counter() - t) * 1000, n, err
 
     def run_base(q: str, op: str) -> tuple[float, int, str | None]:
@@ -201,10 +268,27 @@ def main() -> None:
                "fts_or": lambda q: run_base(q, "OR")}
     if args.before:
         runners["vaultmem_before"] = run_before
+    children: dict[str, Child] = {}
+    if args.base:
+        t = time.perf_counter()
+        children = {"vaultmem": Child(os.environ["PYTHONPATH"], args),
+                    "vaultmem_base": Child(str(base_code(args.base)), args)}
+        print(f"two search processes ready in {time.perf_counter() - t:.1f}s", file=sys.stderr)
+
+        def in_child(who: str) -> Callable[[str], tuple[float, int, str | None]]:
+            def run(q: str) -> tuple[float, int, str | None]:
+                got = children[who](q)
+                cpu[who].append(got["cpu"])
+                main_cpu[who].append(got["main"])
+                return got["ms"], got["n"], got["err"]
+            return run
+
+        runners = {"vaultmem": in_child("vaultmem"), "vaultmem_base": in_child("vaultmem_base"),
+                   **{k: v for k, v in runners.items() if k != "vaultmem"}}
     for _, q in queries:  # warm-up
         for run in runners.values():
             run(q)
-    for spent in cpu.values():
+    for spent in [*cpu.values(), *main_cpu.values()]:
         spent.clear()
     loads = [os.getloadavg()[0]]
     per_query: list[dict] = [{"kind": k, "query": q} for k, q in queries]
@@ -212,12 +296,18 @@ def main() -> None:
         for who in runners:
             entry[f"{who}_ms"] = []
     for _ in range(args.passes):
-        for entry in per_query:
-            for who, run in runners.items():
+        for n, entry in enumerate(per_query):
+            # the two vaultmem sides take turns going first (the page cache, the other's load)
+            order = list(runners.items())
+            if n % 2 and args.base:
+                order[0], order[1] = order[1], order[0]
+            for who, run in order:
                 ms, n, err = run(entry["query"])
                 entry[f"{who}_ms"].append(ms)
                 entry.update({f"{who}_hits": n, f"{who}_error": err})
         loads.append(os.getloadavg()[0])
+    for child in children.values():
+        child.close()
 
     summary: dict = {}
     for who in runners:
@@ -231,6 +321,9 @@ def main() -> None:
     for who, spent in cpu.items():
         if spent:
             summary[who]["cpu_ms"] = stats(spent)
+    for who, spent in main_cpu.items():
+        if spent:
+            summary[who]["thread_cpu_ms"] = stats(spent)
     summary["loadavg_1min"] = {"min": min(loads), "max": max(loads)}
     p50 = summary["vaultmem"]["all"]["p50"]
     target = TARGET_P50_MS if args.mode == "keyword" else TARGET_HYBRID_P50_MS
@@ -241,18 +334,18 @@ def main() -> None:
         name = name.replace(".json", "-warm.json")
     out = write_json(name, {
         "dataset": "mdn", "notes": report.notes, "queries": len(queries), "passes": args.passes,
-        "limit": args.limit, "seed": SEED, "machine": machine, "code": code,
+        "limit": args.limit, "seed": SEED, "base": args.base, "machine": machine, "code": code,
         "summary": summary,
         "per_query": per_query, "when": time.strftime("%Y-%m-%d %H:%M:%S"),
     })
 
     print(f"### {args.mode} search over MDN ({report.notes:,} notes): {len(queries)} queries × "
           f"{args.passes} passes after warm-up, limit {args.limit}\n")
-    print("| queries | vaultmem p50 / p95 / max ms | baseline FTS5 AND p50 / p95 / max ms "
-          "| baseline FTS5 OR p50 / p95 / max ms |")
-    if args.before:
-        print("(last column: vaultmem hybrid before issue 13's title and whole-note signals)")
-    print("|---|---:|---:|---:|" + ("---:|" if args.before else ""))
+    labels = {"vaultmem": "vaultmem", "vaultmem_base": f"vaultmem at {args.base}",
+              "fts_and": "baseline FTS5 AND", "fts_or": "baseline FTS5 OR",
+              "vaultmem_before": "vaultmem before issue 13's title and whole-note signals"}
+    print("| queries | " + " | ".join(f"{labels[w]} p50 / p95 / max ms" for w in runners) + " |")
+    print("|---|" + "---:|" * len(runners))
     for kind in ("all", "title", "pair", "hostile"):
         cells = [f"{s[kind]['p50']:.2f} / {s[kind]['p95']:.2f} / {s[kind]['max']:.2f}"
                  for s in (summary[w] for w in runners)]
@@ -262,7 +355,12 @@ def main() -> None:
         if "cpu_ms" in summary.get(who, {}):
             c = summary[who]["cpu_ms"]
             print(f"{who}: CPU per query (all its threads) p50 {c['p50']:.2f} / p95 "
-                  f"{c['p95']:.2f} ms")
+                  f"{c['p95']:.2f} ms", end="")
+            if "thread_cpu_ms" in summary[who]:
+                m = summary[who]["thread_cpu_ms"]
+                print(f"; the searching thread's p50 {m['p50']:.2f} / p95 {m['p95']:.2f} ms",
+                      end="")
+            print()
     print(f"load average (1 min) during the timed passes: {min(loads):.1f} to {max(loads):.1f}")
     verdict = "met" if p50 <= target else "NOT met"
     print(f"\ntarget p50 <= {target:g} ms: **{verdict}** ({p50:.2f} ms)")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import threading
+
 import numpy as np
 
 from tests.conftest import MakeVault
-from vaultmem import store
+from vaultmem import search, store
 from vaultmem.vault import Vault
 from vaultmem.vectors import VectorMatrix
 
@@ -56,3 +59,64 @@ def test_matrix_of_an_index_without_vectors_is_empty(make_vault: MakeVault) -> N
     matrix = VectorMatrix.load(vault.conn)
     assert len(matrix) == 0
     assert matrix.nearest(np.ones(8, dtype=np.float32), 5) == []
+
+
+SEARCHES = ("what did we decide about rollback", "heat pump tariff", "sourdough starter", "kyoto")
+
+
+def test_whole_note_query_beside_gives_the_same_hits(sample_vault: Vault) -> None:
+    """With the vectors in memory, the whole-note query may run on the worker thread, on that
+    thread's own connection (`beside`): the hits are those of the searching thread asking it."""
+    sample_vault.warm(background=False)
+    matrix = sample_vault.index.current_matrix()
+    asked_from: list[str] = []
+
+    def beside() -> store.Connection:
+        asked_from.append(threading.current_thread().name)
+        return sample_vault.index.conn
+
+    now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    for text in SEARCHES:
+        q = search.Query(text, 10, "hybrid", now=now)
+        alone = search.run(sample_vault.conn, q, sample_vault.embedder, None, matrix)
+        both = search.run(sample_vault.conn, q, sample_vault.embedder, None, matrix, beside=beside)
+        assert both.hits == alone.hits
+        assert both.hits
+    assert all(name.startswith("vaultmem-vectors") for name in asked_from)
+
+
+def test_whole_note_query_from_the_worker_or_taken_back(sample_vault: Vault) -> None:
+    """The whole-note query's notes are the same whether the worker ran it on its connection
+    (the job done before it is asked for) or the searching thread takes it back unstarted."""
+    conn = sample_vault.conn
+    matches = search.fts_queries("heat pump tariff")
+    here = search._whole_notes(conn, matches)
+    assert here
+    done = search._whole_notes_beside(lambda: sample_vault.index.conn, matches)
+    assert done is not None
+    done.result(timeout=60)
+    assert search._whole_notes_taken(conn, done, matches) == here
+    gate = threading.Event()
+    blocker = search._POOL.submit(gate.wait, 60)  # the worker is busy: the job waits
+    queued = search._whole_notes_beside(lambda: sample_vault.index.conn, matches)
+    try:
+        assert search._whole_notes_taken(conn, queued, matches) == here
+        assert queued is not None and queued.cancelled()
+    finally:
+        gate.set()
+        blocker.result(timeout=60)
+
+
+def test_whole_note_query_asked_again_when_the_workers_connection_fails(
+    sample_vault: Vault,
+) -> None:
+    conn = sample_vault.conn
+    matches = search.fts_queries("heat pump tariff")
+
+    def broken() -> store.Connection:
+        raise store.OperationalError("unable to open database file")
+
+    failed = search._whole_notes_beside(broken, matches)
+    assert failed is not None
+    assert isinstance(failed.exception(timeout=60), store.OperationalError)
+    assert search._whole_notes_taken(conn, failed, matches) == search._whole_notes(conn, matches)

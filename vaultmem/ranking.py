@@ -104,8 +104,11 @@ STEM = 5  # a word of more than STEM letters matches any word sharing its first 
 def _vocabulary(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """A text's words and the STEM-letter starts of its words that long (a search ranks the
     same titles and headings again and again: cached)."""
-    words = frozenset(w.lower() for w in _WORD_RE.findall(text))
-    return words, frozenset(w[:STEM] for w in words if len(w) >= STEM)
+    if text.isascii():  # one lower() for the text: the same words when it is ASCII
+        words = frozenset(_WORD_RE.findall(text.lower()))
+    else:
+        words = frozenset(w.lower() for w in _WORD_RE.findall(text))
+    return words, _starts(words)
 
 
 def _held(words: Iterable[str], have: frozenset[str], starts: frozenset[str]) -> int:
@@ -129,18 +132,26 @@ def name_match(query: set[str], names: Sequence[str]) -> float:
     query: "daily notes" gives the note titled "Daily notes" 1.0 and "Daily notes plugin" 0.67,
     while a long title that merely contains the words scores low.
     """
-    if not query:
+    return _name_match(frozenset(query), _starts(query), names)
+
+
+def _starts(words: Iterable[str]) -> frozenset[str]:
+    """The STEM-letter starts of the words that long."""
+    return frozenset(w[:STEM] for w in words if len(w) >= STEM)
+
+
+def _name_match(asked: frozenset[str], asked_starts: frozenset[str], names: Sequence[str]) -> float:
+    """name_match with the query's words and their starts made once (rank scores every note)."""
+    if not asked:
         return 0.0
-    asked = frozenset(query)
-    asked_starts = frozenset(q[:STEM] for q in query if len(q) >= STEM)
     best = 0.0
     for name in names:
         have, starts = _vocabulary(name)
         if not have:
             continue
-        hit_q = _held(query, have, starts)
+        hit_q = _held(asked, have, starts)
         hit_n = _held(have, asked, asked_starts)
-        best = max(best, (hit_q / len(query)) * (hit_n / len(have)))
+        best = max(best, (hit_q / len(asked)) * (hit_n / len(have)))
     return best
 
 
@@ -208,6 +219,7 @@ def rank(
     if keyword_notes < 3:  # little keyword evidence: lean on meaning
         vector_weight *= 1 + weights.low_overlap
 
+    asked, asked_starts = frozenset(query_words), _starts(query_words)
     rrf = weights.fusion == "rrf"
     keyword_rank = _places(keyword) if rrf else {}
     vector_rank = _places(vector) if rrf else {}
@@ -239,7 +251,7 @@ def rank(
             parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
         if weights.title:
             known = names.get(path, ()) if names is not None else note_facts.names
-            parts.append(("title", weights.title * name_match(query_words, known)))
+            parts.append(("title", weights.title * _name_match(asked, asked_starts, known)))
         if weights.note and note_scores is not None:
             if rrf:
                 share = reciprocal(note_rank[path]) if path in note_rank else 0.0

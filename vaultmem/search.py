@@ -303,11 +303,15 @@ def run(
     llm: Callable[[], LLM | None] | None = None,
     matrix: VectorMatrix | None = None,
     reranker: Reranker | None = None,
+    *,
+    beside: Callable[[], store.Connection] | None = None,
 ) -> SearchResult:
     """One search, any mode; `embedder`/`llm` are only loaded when the mode needs them.
     `matrix`, an in-memory copy of the index's vectors, answers nearest-section queries in
     place of sqlite-vec when it is up to date. `reranker` (hybrid and semantic modes) reads
-    the best few notes again with a stronger meaning model (vaultmem/rerank.py)."""
+    the best few notes again with a stronger meaning model (vaultmem/rerank.py). `beside`
+    gives the calling thread its own connection to the same index (Index.conn): with the
+    vectors in memory, the whole-note query then runs on the worker thread too."""
     if q.limit < 1:
         raise UsageError("--limit must be at least 1")
     if q.mode not in MODES:
@@ -357,6 +361,10 @@ def run(
     every = fts_queries(text)
     matches = fts_queries(text, common_words(conn, query_words(text)))
     match = every[-1] if every else ""  # every word: what snippets highlight
+    whole: list[str] = []
+    if mode != "semantic" and matches and weights.note:
+        whole = fts_queries(text, common_words(conn, query_words(text), "notes"))
+    notes_job = _whole_notes_beside(beside, whole) if pending is not None else None
     if mode != "semantic" and matches:
         # AND first: when enough sections hold every word, ranking every section that holds
         # any of them (the OR query, ~10x the cost on common words) adds nothing measurable
@@ -403,9 +411,9 @@ def run(
                 c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
             )
     note_scores: dict[str, float] | None = None
-    if mode != "semantic" and matches and weights.note:
-        whole = fts_queries(text, common_words(conn, query_words(text), "notes"))
-        note_scores = _note_scores(conn, candidates, whole, fetch)
+    if whole:
+        notes = _whole_notes_taken(conn, notes_job, whole)
+        note_scores = _note_scores(conn, candidates, whole, fetch, found=notes)
     if mode != "semantic" and NAMED_CANDIDATES and weights.title:
         _named(conn, candidates, query_words(text))
     nearest: list[tuple[int, float]] = []
@@ -499,6 +507,31 @@ def _matrix_nearest(
     return matrix.nearest(embedder().embed([text])[0], k)
 
 
+def _whole_notes_beside(
+    beside: Callable[[], store.Connection] | None, matches: list[str]
+) -> Future[list[tuple[str, float]]] | None:
+    """The whole-note query, queued on the worker behind the vector product, on the worker's
+    own connection (one connection runs one statement at a time): it runs beside the
+    sections' queries of this thread when those take longer than the vectors."""
+    if beside is None or not matches:
+        return None
+    return _POOL.submit(lambda: _whole_notes(beside(), matches))
+
+
+def _whole_notes_taken(
+    conn: store.Connection, job: Future[list[tuple[str, float]]] | None, matches: list[str]
+) -> list[tuple[str, float]]:
+    """The whole-note query's notes: from the worker when it has started on them, else (not
+    started yet: this thread is free now) run here; asked here again when the worker's own
+    connection failed (an error of the index itself shows up here too)."""
+    if job is None or job.cancel():
+        return _whole_notes(conn, matches)
+    try:
+        return job.result()
+    except (store.Error, VaultmemError):
+        return _whole_notes(conn, matches)
+
+
 def _expand(
     conn: store.Connection,
     candidates: dict[int, ranking.Candidate],
@@ -535,17 +568,15 @@ def _note_scores(
     candidates: dict[int, ranking.Candidate],
     matches: list[str],
     fetch: int,
+    *,
+    found: list[tuple[str, float]] | None = None,
 ) -> dict[str, float]:
     """Whole-note keyword scores in [0, 1] (relative to the best note), AND first as for the
     sections; the best few notes join the candidates by their first section, so a note whose
-    words are spread over its sections is found at all."""
-    found: list[tuple[str, float]] = []
-    for n, fts in enumerate(matches):
-        if not NOTES_AND_FIRST and n < len(matches) - 1:
-            continue
-        found = store.keyword_notes(conn, fts, NOTES_SCORED)
-        if len(found) >= NOTES_ENOUGH or n == len(matches) - 1:
-            break
+    words are spread over its sections is found at all. `found`: the notes of
+    _whole_notes(matches), when already asked."""
+    if found is None:
+        found = _whole_notes(conn, matches)
     if not found or found[0][1] <= 0:
         return {}
     top = found[0][1]
@@ -556,6 +587,18 @@ def _note_scores(
             c.id, ranking.Candidate(c.id, c.path, c.title, c.heading, c.start_line, c.end_line)
         )
     return {p: s / top for p, s in found}
+
+
+def _whole_notes(conn: store.Connection, matches: list[str]) -> list[tuple[str, float]]:
+    """The best whole notes for the queries of fts_queries, best first (see _note_scores)."""
+    found: list[tuple[str, float]] = []
+    for n, fts in enumerate(matches):
+        if not NOTES_AND_FIRST and n < len(matches) - 1:
+            continue
+        found = store.keyword_notes(conn, fts, NOTES_SCORED)
+        if len(found) >= NOTES_ENOUGH or n == len(matches) - 1:
+            break
+    return found
 
 
 def _named(

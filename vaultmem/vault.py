@@ -315,7 +315,9 @@ class Vault:
         q = Query(query, limit, mode, filters, hyde, now)
         matrix = self.index.current_matrix()
         reranker, notice = self.reranker(rerank) if mode != "keyword" else (None, None)
-        result = search_run(self.conn, q, self.embedder, self.llm, matrix, reranker)
+        result = search_run(
+            self.conn, q, self.embedder, self.llm, matrix, reranker, beside=lambda: self.index.conn
+        )
         if notice:
             result = dataclasses.replace(result, notices=(*result.notices, notice))
         return result
