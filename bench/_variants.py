@@ -275,18 +275,7 @@ def _plain(vault: Any, weights: ranking.Weights, swap: dict[str, Any] | None = N
 def _centroids(vault: Any, weight: float) -> Run:
     """As _cards, with each note's vector the mean of its sections' vectors (no new
     embedding: read from the vectors held in memory)."""
-    import numpy as np
-
-    conn = vault.conn
-    held = vault.index.current_matrix()
-    note_of = dict(conn.execute("SELECT c.id, n.path FROM chunks c JOIN notes n"
-                                " ON n.id = c.note_id WHERE n.kind = 'note'").fetchall())
-    paths = sorted(set(note_of.values()))
-    place = {p: i for i, p in enumerate(paths)}
-    rows = np.array([place.get(note_of.get(int(i), ""), -1) for i in held.ids])
-    keep = rows >= 0
-    matrix = np.zeros((len(paths), held.matrix.shape[1]), dtype=np.float32)
-    np.add.at(matrix, rows[keep], held.matrix[keep])
+    matrix, paths = _note_centroids(vault)
     return _note_vectors(vault, matrix, paths, weight)
 
 
