@@ -209,14 +209,22 @@ def test_a_broken_reranker_leaves_the_first_stage_and_says_so(make_vault: MakeVa
     assert any("cannot be read; not re-ranked" in n for n in got.notices)
 
 
-def test_vault_reranks_when_asked_and_explains_it(
+def _reranking_vault(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[Vault, WordModel]:
+    """An indexed vault whose re-ranking model is a WordModel (as if MiniLM were installed)."""
     vault = make_vault(NOTES)
     vault.reindex()
     monkeypatch.setattr(encoder, "find_minilm", lambda: object())
     model = WordModel()
     monkeypatch.setattr(rerank, "_default_model", lambda: model)
+    return vault, model
+
+
+def test_vault_reranks_when_asked_and_explains_it(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, model = _reranking_vault(make_vault, monkeypatch)
     result = vault.search("every second", rerank=True, now=NOW)
     assert result.notices == ()
     assert model.embedded  # the model read the hits
@@ -278,11 +286,7 @@ def test_config_rerank_refuses_other_values(tmp_path: Path, bad: str) -> None:
 def test_cli_rerank_reorders_and_explains(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = make_vault(NOTES)
-    vault.reindex()
-    monkeypatch.setattr(encoder, "find_minilm", lambda: object())
-    model = WordModel()
-    monkeypatch.setattr(rerank, "_default_model", lambda: model)
+    vault, model = _reranking_vault(make_vault, monkeypatch)
     runner = CliRunner()
     args = ["--vault", str(vault.root), "search", "calls every second", "--json", "--explain"]
 
