@@ -344,8 +344,11 @@ def run(
     if not q.filters.expired:
         hidden |= expired_paths(conn, now)
     fast = only is None and not q.filters.active() and when is None and q.weights is None
+    # a long-running process (its vectors in memory) ranks OR queries from cached per-word
+    # scores (store/terms.py: the same results); a one-shot CLI search would only fill them
+    warm = matrix is not None
     if mode == "keyword" and fast:
-        hits = _keyword_only(conn, text, q.limit, hidden)
+        hits = _keyword_only(conn, text, q.limit, hidden, cached=warm)
         return SearchResult(q.text, hits, mode, tuple(notices))
 
     fetch = CANDIDATES * (4 if q.filters.active() or only is not None else 1)
@@ -364,14 +367,14 @@ def run(
     whole: list[str] = []
     if mode != "semantic" and matches and weights.note:
         whole = fts_queries(text, common_words(conn, query_words(text), "notes"))
-    notes_job = _whole_notes_beside(beside, whole) if pending is not None else None
+    notes_job = _whole_notes_beside(beside, whole, warm) if pending is not None else None
     if mode != "semantic" and matches:
         # AND first: when enough sections hold every word, ranking every section that holds
         # any of them (the OR query, ~10x the cost on common words) adds nothing measurable
         # (docs/BENCHMARKS.md, retrieval). A section's bm25 is the same under both queries.
         and_matched = False
         for n, fts in enumerate(matches):
-            found = store.keyword_chunks(conn, fts, fetch)
+            found = store.keyword_chunks(conn, fts, fetch, cached=warm)
             if n == 0 and len(matches) > 1:
                 and_matched = bool(found)
             for m in found:
@@ -384,7 +387,7 @@ def run(
             if len(candidates) >= AND_ENOUGH:
                 break
         if not candidates and matches != every:  # nothing without the common words
-            for m in store.keyword_chunks(conn, every[-1], fetch):
+            for m in store.keyword_chunks(conn, every[-1], fetch, cached=warm):
                 candidates.setdefault(
                     m.id,
                     ranking.Candidate(
@@ -392,7 +395,7 @@ def run(
                     ),
                 )
         if weights.feedback and len(matches) > 1 and not and_matched:
-            _expand(conn, candidates, text, fetch, weights.feedback)
+            _expand(conn, candidates, text, fetch, weights.feedback, cached=warm)
     if only is not None and len(only) <= AMONG_NOTES:
         # few notes pass the operators: each is a candidate, by its best sections for the
         # words where they have any, else by its first section
@@ -412,7 +415,7 @@ def run(
             )
     note_scores: dict[str, float] | None = None
     if whole:
-        notes = _whole_notes_taken(conn, notes_job, whole)
+        notes = _whole_notes_taken(conn, notes_job, whole, warm)
         note_scores = _note_scores(conn, candidates, whole, fetch, found=notes)
     if mode != "semantic" and NAMED_CANDIDATES and weights.title:
         _named(conn, candidates, query_words(text))
@@ -508,28 +511,31 @@ def _matrix_nearest(
 
 
 def _whole_notes_beside(
-    beside: Callable[[], store.Connection] | None, matches: list[str]
+    beside: Callable[[], store.Connection] | None, matches: list[str], cached: bool = False
 ) -> Future[list[tuple[str, float]]] | None:
     """The whole-note query, queued on the worker behind the vector product, on the worker's
     own connection (one connection runs one statement at a time): it runs beside the
     sections' queries of this thread when those take longer than the vectors."""
     if beside is None or not matches:
         return None
-    return _POOL.submit(lambda: _whole_notes(beside(), matches))
+    return _POOL.submit(lambda: _whole_notes(beside(), matches, cached))
 
 
 def _whole_notes_taken(
-    conn: store.Connection, job: Future[list[tuple[str, float]]] | None, matches: list[str]
+    conn: store.Connection,
+    job: Future[list[tuple[str, float]]] | None,
+    matches: list[str],
+    cached: bool = False,
 ) -> list[tuple[str, float]]:
     """The whole-note query's notes: from the worker when it has started on them, else (not
     started yet: this thread is free now) run here; asked here again when the worker's own
     connection failed (an error of the index itself shows up here too)."""
     if job is None or job.cancel():
-        return _whole_notes(conn, matches)
+        return _whole_notes(conn, matches, cached)
     try:
         return job.result()
     except (store.Error, VaultmemError):
-        return _whole_notes(conn, matches)
+        return _whole_notes(conn, matches, cached)
 
 
 def _expand(
@@ -538,6 +544,8 @@ def _expand(
     text: str,
     fetch: int,
     weight: float,
+    *,
+    cached: bool = False,
 ) -> None:
     """Pseudo-relevance feedback: when no section holds every word of the query, add the words
     the best sections share, search again, and let what that finds join at a lower weight."""
@@ -556,7 +564,7 @@ def _expand(
     if not extra:
         return
     expanded = " OR ".join(f'"{w}"' for w in [*asked, *extra[:FEEDBACK_WORDS]])
-    for m in store.keyword_chunks(conn, expanded, fetch):
+    for m in store.keyword_chunks(conn, expanded, fetch, cached=cached):
         if m.id not in candidates:
             candidates[m.id] = ranking.Candidate(
                 m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25 * weight
@@ -589,13 +597,15 @@ def _note_scores(
     return {p: s / top for p, s in found}
 
 
-def _whole_notes(conn: store.Connection, matches: list[str]) -> list[tuple[str, float]]:
+def _whole_notes(
+    conn: store.Connection, matches: list[str], cached: bool = False
+) -> list[tuple[str, float]]:
     """The best whole notes for the queries of fts_queries, best first (see _note_scores)."""
     found: list[tuple[str, float]] = []
     for n, fts in enumerate(matches):
         if not NOTES_AND_FIRST and n < len(matches) - 1:
             continue
-        found = store.keyword_notes(conn, fts, NOTES_SCORED)
+        found = store.keyword_notes(conn, fts, NOTES_SCORED, cached=cached)
         if len(found) >= NOTES_ENOUGH or n == len(matches) - 1:
             break
     return found
@@ -833,7 +843,12 @@ def _excerpt(text: str, size: int = 160) -> str:
 
 
 def _keyword_only(
-    conn: store.Connection, query: str, limit: int, hidden: frozenset[str] = frozenset()
+    conn: store.Connection,
+    query: str,
+    limit: int,
+    hidden: frozenset[str] = frozenset(),
+    *,
+    cached: bool = False,
 ) -> tuple[Hit, ...]:
     """The fast path: AND then OR over chunks, best chunk per note (no signals to add)."""
     every = fts_queries(query)
@@ -847,7 +862,7 @@ def _keyword_only(
             found: dict[str, store.ChunkMatch] = {}
             fetch = limit * 4
             while True:
-                rows = store.keyword_chunks(conn, match, fetch)
+                rows = store.keyword_chunks(conn, match, fetch, cached=cached)
                 for row in rows:
                     if row.path not in hidden:
                         found.setdefault(row.path, row)  # rows come best first: each note's best
