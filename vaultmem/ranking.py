@@ -114,7 +114,11 @@ def _vocabulary(text: str) -> tuple[frozenset[str], frozenset[str]]:
 def _held(words: Iterable[str], have: frozenset[str], starts: frozenset[str]) -> int:
     """How many of `words` are in `have`, or, being longer than STEM letters, start as one of
     `starts` does (a simple stemming: "managing" finds "manager")."""
-    return sum(1 for w in words if w in have or (len(w) > STEM and w[:STEM] in starts))
+    n = 0
+    for w in words:  # a plain loop: half the cost of sum() over a generator, counted alike
+        if w in have or (len(w) > STEM and w[:STEM] in starts):
+            n += 1
+    return n
 
 
 def _share(query: set[str], text: str) -> float:

@@ -419,6 +419,13 @@ def run(
         note_scores = _note_scores(conn, candidates, whole, fetch, found=notes)
     if mode != "semantic" and NAMED_CANDIDATES and weights.title:
         _named(conn, candidates, query_words(text))
+    early: NotesFacts | None = None
+    if pending is not None and not pending.done():
+        # while the vectors are computed: the facts of the notes found so far, and how many
+        # notes link to each (cached), so that less is left once the vectors are in
+        early = _note_facts(conn, sorted({c.path for c in candidates.values()}), q.filters, now)
+        if weights.authority:
+            _link_counts(conn, list(early[0]))
     nearest: list[tuple[int, float]] = []
     if pending is not None:
         try:
@@ -471,7 +478,7 @@ def run(
             )
 
     paths = sorted({c.path for c in candidates.values()})
-    facts, allowed = _facts(conn, paths, q.filters, now)
+    facts, allowed = _facts(conn, paths, q.filters, now, early)
     if weights.authority:
         facts = _linked_from(conn, facts)
     if only is not None:
@@ -760,14 +767,40 @@ def _days(when: DateRoute) -> list[str]:
     return [(when.start + dt.timedelta(days=i)).isoformat() for i in range(span + 1)]
 
 
+NotesFacts = tuple[dict[str, ranking.NoteFacts], set[str]]  # facts by path, the allowed paths
+
+
 def _facts(
-    conn: store.Connection, paths: list[str], filters: Filters, now: dt.datetime
-) -> tuple[dict[str, ranking.NoteFacts], set[str]]:
-    rows = store.note_facts(conn, paths)
+    conn: store.Connection,
+    paths: list[str],
+    filters: Filters,
+    now: dt.datetime,
+    known: NotesFacts | None = None,
+) -> NotesFacts:
+    """The candidates' notes' facts (with the links among them) and the notes the filters
+    allow. `known`: _note_facts of some of the paths, read while the vectors were computed."""
+    facts, allowed = _note_facts(
+        conn, [p for p in paths if not known or p not in known[0]], filters, now
+    )
+    if known:
+        wanted = set(paths)
+        facts.update((p, f) for p, f in known[0].items() if p in wanted)
+        allowed |= known[1] & wanted
     links: dict[str, set[str]] = {}
     for a, b in store.links_among(conn, paths):
         links.setdefault(a, set()).add(b)
         links.setdefault(b, set()).add(a)
+    for path, linked in links.items():
+        if (f := facts.get(path)) is not None:
+            facts[path] = replace(f, links=frozenset(linked))
+    return facts, allowed
+
+
+def _note_facts(
+    conn: store.Connection, paths: list[str], filters: Filters, now: dt.datetime
+) -> NotesFacts:
+    """_facts without the links among the notes: what each note says of itself."""
+    rows = store.note_facts(conn, paths) if paths else {}
     facts: dict[str, ranking.NoteFacts] = {}
     allowed: set[str] = set()
     tag = (filters.tag or "").lstrip("#").lower()
@@ -776,9 +809,7 @@ def _facts(
         modified = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
         expiry = decay.expires_at(note.frontmatter, modified) if note.may_decay else None
         expired = bool(expiry and expiry[1] is not None and expiry[1] <= now)
-        facts[path] = ranking.NoteFacts(
-            date, frozenset(links.get(path, ())), expired, modified, note.names
-        )
+        facts[path] = ranking.NoteFacts(date, frozenset(), expired, modified, note.names)
         if tag and tag not in note.tags:
             continue
         if filters.path and not path.startswith(filters.path.lstrip("/")):
@@ -803,6 +834,12 @@ def _linked_from(
     conn: store.Connection, facts: dict[str, ranking.NoteFacts]
 ) -> dict[str, ranking.NoteFacts]:
     """The notes' facts with how many other notes link to each (link authority)."""
+    found = _link_counts(conn, list(facts))
+    return {p: replace(f, linked_from=found[p]) if found[p] else f for p, f in facts.items()}
+
+
+def _link_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
+    """How many other notes link to each of `paths` (cached per index generation)."""
     key = (store.get_meta(conn, "created_at") or "", store.generation(conn))
     known = _LINKED.get(key)
     if known is None:
@@ -812,14 +849,14 @@ def _linked_from(
     if len(known) > _LINKED_KEPT:
         known.clear()
     # read once into a dict of this call's own: another thread's search may clear `known`
-    found = {p: n for p in facts if (n := known.get(p)) is not None}
-    new = [p for p in facts if p not in found]
+    found = {p: n for p in paths if (n := known.get(p)) is not None}
+    new = [p for p in paths if p not in found]
     if new:
         counts = store.linking_note_counts(conn, new)
         fresh = {p: counts.get(p, 0) for p in new}
         known.update(fresh)
         found.update(fresh)
-    return {p: replace(f, linked_from=found[p]) if found[p] else f for p, f in facts.items()}
+    return found
 
 
 def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:
