@@ -159,6 +159,47 @@ def _name_match(asked: frozenset[str], asked_starts: frozenset[str], names: Sequ
     return best
 
 
+@dataclass
+class Memo:
+    """One search's text scores (a heading's or a path's share of the query, a note's name
+    match), some computed ahead by `prepare` while the search waits for its vectors; `rank`
+    computes the rest and reads all back: the same values either way."""
+
+    query_words: frozenset[str]
+    shares: dict[str, float] = field(default_factory=dict)
+    names: dict[tuple[str, ...], float] = field(default_factory=dict)
+
+    def share(self, text: str) -> float:
+        found = self.shares.get(text)
+        if found is None:
+            found = self.shares[text] = _share(set(self.query_words), text)
+        return found
+
+    def name(self, names: Sequence[str]) -> float:
+        key = tuple(names)
+        found = self.names.get(key)
+        if found is None:
+            asked = self.query_words
+            found = self.names[key] = _name_match(asked, _starts(asked), key)
+        return found
+
+
+def prepare(
+    memo: Memo,
+    candidates: Iterable[Candidate],
+    facts: Mapping[str, NoteFacts],
+    weights: Weights = Weights(),
+) -> None:
+    """What `rank` would compute of these candidates' text scores, into `memo`."""
+    for c in candidates:
+        if weights.heading and c.heading:
+            memo.share(c.heading)
+        if weights.path:
+            memo.share(f"{c.path} {c.title}")
+        if weights.title and c.path in facts:
+            memo.name(facts[c.path].names)
+
+
 AUTHORITY_SCALE = 1000  # linking notes at which link authority is full
 
 
@@ -198,13 +239,15 @@ def rank(
     names: Mapping[str, Sequence[str]] | None = None,
     note_scores: Mapping[str, float] | None = None,
     signals: Sequence[tuple[str, float, Mapping[str, float]]] = (),
+    memo: Memo | None = None,
 ) -> list[Ranked]:
     """Fuse per note (best chunk per retriever), add the signals, best first.
 
     `names`: each note's names, for the title signal, in place of its facts' names;
     `note_scores`: whole-note keyword scores in [0, 1], for the note signal; `signals`: more
     per-note evidence, each (label, weight, value in [0, 1] by path; a missing note has 0),
-    added before the graph tie-breaker looks at the head of the order."""
+    added before the graph tie-breaker looks at the head of the order; `memo`: text scores
+    computed ahead for these query words (see prepare)."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -223,7 +266,9 @@ def rank(
     if keyword_notes < 3:  # little keyword evidence: lean on meaning
         vector_weight *= 1 + weights.low_overlap
 
-    asked, asked_starts = frozenset(query_words), _starts(query_words)
+    asked = frozenset(query_words)
+    if memo is None or memo.query_words != asked:
+        memo = Memo(asked)
     rrf = weights.fusion == "rrf"
     keyword_rank = _places(keyword) if rrf else {}
     vector_rank = _places(vector) if rrf else {}
@@ -250,12 +295,12 @@ def rank(
         best = _best_chunk(chunks, top_keyword, low, high, vector_weight, weights.keyword)
         note_facts = facts.get(path, NoteFacts())
         if weights.heading and best.heading:
-            parts.append(("heading", weights.heading * _share(query_words, best.heading)))
+            parts.append(("heading", weights.heading * memo.share(best.heading)))
         if weights.path:
-            parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
+            parts.append(("path", weights.path * memo.share(f"{path} {best.title}")))
         if weights.title:
             known = names.get(path, ()) if names is not None else note_facts.names
-            parts.append(("title", weights.title * _name_match(asked, asked_starts, known)))
+            parts.append(("title", weights.title * memo.name(known)))
         if weights.note and note_scores is not None:
             if rrf:
                 share = reciprocal(note_rank[path]) if path in note_rank else 0.0

@@ -420,12 +420,19 @@ def run(
     if mode != "semantic" and NAMED_CANDIDATES and weights.title:
         _named(conn, candidates, query_words(text))
     early: NotesFacts | None = None
+    shown: dict[int, str] = {}  # snippets by chunk id, read ahead
+    memo = ranking.Memo(frozenset(query_words(text)))  # text scores, some computed ahead
     if pending is not None and not pending.done():
-        # while the vectors are computed: the facts of the notes found so far, and how many
-        # notes link to each (cached), so that less is left once the vectors are in
+        # while the vectors are computed: the facts of the notes found so far, how many notes
+        # link to each (cached), their text scores and the likely hits' snippets, so that less
+        # is left once the vectors are in (the same results: each is what would be read after)
         early = _note_facts(conn, sorted({c.path for c in candidates.values()}), q.filters, now)
         if weights.authority:
             _link_counts(conn, list(early[0]))
+        if not pending.done():
+            ranking.prepare(memo, list(candidates.values()), early[0], weights)
+        if match and not pending.done():  # most hits' snippets (the rest are read after)
+            shown = store.snippets(conn, match, _likely_hits(candidates, q.limit))
     nearest: list[tuple[int, float]] = []
     if pending is not None:
         try:
@@ -496,6 +503,7 @@ def run(
         now=now,
         limit=max(q.limit, reranker.settings.depth) if reranker else q.limit,
         note_scores=note_scores,
+        memo=memo,
     )
     if reranker is not None:
         try:
@@ -503,7 +511,7 @@ def run(
         except VaultmemError as exc:  # the model package is gone or damaged
             notices.append(f"{exc}; not re-ranked")
         ranked = ranked[: q.limit]
-    return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
+    return SearchResult(q.text, _hits(conn, ranked, match, shown), mode, tuple(notices), when)
 
 
 # One worker: a search's meaning half overlaps its keyword half; more threads would only
@@ -859,9 +867,30 @@ def _link_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
     return found
 
 
-def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:
+def _likely_hits(candidates: dict[int, ranking.Candidate], limit: int) -> list[int]:
+    """The best section by keywords of each of the `limit` best notes by keywords: most of a
+    hybrid search's hits (their snippets are read while the vectors are computed)."""
+    best: dict[str, ranking.Candidate] = {}
+    for c in sorted(candidates.values(), key=lambda c: (-(c.keyword or 0.0), c.chunk_id)):
+        if c.keyword and c.path not in best:
+            best[c.path] = c
+            if len(best) == limit:
+                break
+    return [c.chunk_id for c in best.values()]
+
+
+def _hits(
+    conn: store.Connection,
+    ranked: list[ranking.Ranked],
+    match: str,
+    ahead: dict[int, str] | None = None,
+) -> tuple[Hit, ...]:
+    """The ranked notes as hits, each with its snippet; `ahead`: the snippets of some
+    sections for `match`, read before (a section's snippet depends on it and the query only)."""
     ids = [r.best.chunk_id for r in ranked]
-    shown = store.snippets(conn, match, ids) if match else {}
+    shown = dict(ahead or {})
+    if match:
+        shown.update(store.snippets(conn, match, [i for i in ids if i not in shown]))
     missing = [i for i in ids if not shown.get(i)]
     bodies = store.chunk_bodies(conn, missing) if missing else {}
     out = []
