@@ -63,6 +63,9 @@ def _or_queries() -> list[str]:
             queries.append(" OR ".join(f'"{w}"' for w in rng.sample(WORDS, size)))
     queries += ['"alpha" OR "zeta"', '"zeta" OR "alpha"', '"twin0" OR "twin1" OR "md"']
     queries += ['"alpha" OR "nowhere"', '"nowhere" OR "nothing"']
+    # AND queries (a row must hold every word: the same sum of terms) and one word alone
+    queries += [q.replace(" OR ", " AND ") for q in queries[:60]]
+    queries += [f'"{w}"' for w in WORDS] + ['"twin2"', '"nowhere"', '"alpha" AND "nowhere"']
     return queries
 
 
@@ -91,13 +94,25 @@ def test_or_queries_from_cached_terms_are_sqlites_to_the_bit(make_vault: MakeVau
     assert not terms._broken
 
 
-def test_ranked_any_answers_only_or_queries_of_quoted_words(make_vault: MakeVault) -> None:
+def test_only_queries_of_quoted_words_all_joined_alike_are_answered(
+    make_vault: MakeVault,
+) -> None:
     conn = _vault(make_vault).conn
     bm25 = store.text.BM25
-    assert terms.ranked_any(conn, "chunks_fts", bm25, '"alpha" OR "beta"', 10)
-    for match in ['"alpha"', '"alpha" AND "beta"', "alpha OR beta", '"alpha" OR beta', ""]:
-        assert terms.ranked_any(conn, "chunks_fts", bm25, match, 10) is None
-    assert terms.ranked_any(conn, "chunks_fts", bm25, '"alpha" OR "beta"', 0) is None
+    for match in ['"alpha" OR "beta"', '"alpha"', '"alpha" AND "beta"']:
+        assert terms.ranked(conn, "chunks_fts", bm25, match, 10)
+    for match in [
+        "alpha OR beta",
+        '"alpha" OR beta',
+        '"alpha" AND "beta" OR "zeta"',
+        '"alpha" NOT "beta"',
+        'title : "alpha"',
+        "NEAR(alpha beta)",
+        '"alpha" "beta"',
+        "",
+    ]:
+        assert terms.ranked(conn, "chunks_fts", bm25, match, 10) is None
+    assert terms.ranked(conn, "chunks_fts", bm25, '"alpha" OR "beta"', 0) is None
 
 
 def test_an_edit_through_apply_is_never_answered_from_old_terms(make_vault: MakeVault) -> None:
@@ -182,14 +197,14 @@ def test_an_answer_unlike_sqlites_is_caught_and_sqlite_answers_from_then_on(
     monkeypatch.setattr(terms, "CHECKED", 3)
     real = terms._top
 
-    def off_by_an_ulp(lists, limit):  # type: ignore[no-untyped-def]
-        return [(rowid, rank * (1 + 2**-52)) for rowid, rank in real(lists, limit)]
+    def off_by_an_ulp(lists, limit, every):  # type: ignore[no-untyped-def]
+        return [(rowid, rank * (1 + 2**-52)) for rowid, rank in real(lists, limit, every)]
 
     monkeypatch.setattr(terms, "_top", off_by_an_ulp)
     match = '"alpha" OR "beta"'
     assert store.keyword_chunks(vault.conn, match, 10, cached=True) == _plain(vault.conn, match, 10)
     assert "chunks_fts" in terms._broken
-    assert terms.ranked_any(vault.conn, "chunks_fts", store.text.BM25, match, 10) is None
+    assert terms.ranked(vault.conn, "chunks_fts", store.text.BM25, match, 10) is None
 
 
 def test_warm_search_ranks_alike_with_and_without_cached_terms(

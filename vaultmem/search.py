@@ -344,8 +344,8 @@ def run(
     if not q.filters.expired:
         hidden |= expired_paths(conn, now)
     fast = only is None and not q.filters.active() and when is None and q.weights is None
-    # a long-running process (its vectors in memory) ranks OR queries from cached per-word
-    # scores (store/terms.py: the same results); a one-shot CLI search would only fill them
+    # a long-running process (its vectors in memory) ranks its keyword queries from cached
+    # per-word scores (store/terms.py: the same results); a one-shot search would only fill them
     warm = matrix is not None
     if mode == "keyword" and fast:
         hits = _keyword_only(conn, text, q.limit, hidden, cached=warm)

@@ -1,16 +1,16 @@
-"""An FTS5 OR query's bm25 ranking from cached per-word scores, bit for bit (issue 13).
+"""FTS5 keyword queries ranked from cached per-word bm25 scores, bit for bit (issue 13).
 
 FTS5's bm25 of a row is `-1.0 * score`, where `score` starts at 0.0 and adds, for each of
 the query's phrases in order, `idf * (f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl))`:
 a term that depends only on that phrase (its idf, its weighted count f in the row), the row
 (its size D) and the table (avgdl); a phrase missing from the row adds exactly 0.0. So a
 phrase's term in every row that holds it is exactly minus the bm25 of a query of that phrase
-alone, and an OR query's bm25 is those terms added in the query's order: the same IEEE
-additions SQLite makes, hence the same bits. (That holds where the C compiler did not fuse
-the multiply and the add into one FMA instruction: SQLite's x86-64 builds do not, other
-builds may; `enabled()` allows x86-64 only, and the first answers of a process are checked
-against SQLite's own.) Ties keep SQLite's order: its sorter breaks them by arrival, and FTS5
-hands over an OR query's rows in rowid order.
+alone, and the bm25 of a query of phrases joined by OR (or by AND: the rows holding them all)
+is those terms added in the query's order: the same IEEE additions SQLite makes, hence the
+same bits. (That holds where the C compiler did not fuse the multiply and the add into one
+FMA instruction: SQLite's x86-64 builds do not, other builds may; `enabled()` allows x86-64
+only, and a process's first answers are checked against SQLite's own.) Ties keep SQLite's
+order: its sorter breaks them by arrival, and FTS5 hands rows over in rowid order.
 
 An OR query costs FTS5 bm25 on every row that holds any of its words (most of MDN's sections
 for a title query), which it cannot cut short; a warm process (TUI, MCP server) asks the same
@@ -18,8 +18,8 @@ common words again and again, so each word's (rowids, terms) are kept per index 
 by the index's creation time, its generation and the FTS5 table's structure record, which
 SQLite rewrites on every committed change to the table's text (a reindex, a write through
 `vault.apply`, another process's), so a changed index is never answered from old terms.
-The cache is bounded by rows (TERM_ROWS: 16 bytes each, 32 MB in all) and forgets the least
-recently used words first.
+The cache is bounded by rows (TERM_ROWS, 16 bytes each: 64 MB in all; MDN's 200 benchmark
+queries use 2.0 M rows) and forgets the least recently used words first.
 """
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ if TYPE_CHECKING:
 
 Table = Literal["chunks_fts", "notes_fts"]
 
-TERM_ROWS = 2_000_000  # rows of terms kept in all (rowid int64 + term float64: 32 MB)
+TERM_ROWS = 4_000_000  # rows of terms kept in all (rowid int64 + term float64: 64 MB)
 STATES_KEPT = 4  # index states (per table) kept at once: tests and front-ends open several
 CHECKED = 3  # a process's first answers per table are compared with SQLite's own
 _ANY = re.compile(r'"[^"]+"(?: OR "[^"]+")+')
+_EVERY = re.compile(r'"[^"]+"(?: AND "[^"]+")*')
 _WORD = re.compile(r'"([^"]+)"')
 
 _lock = threading.Lock()
@@ -58,12 +59,15 @@ def enabled() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64")
 
 
-def any_words(match: str) -> list[str] | None:
-    """The phrases of an FTS5 query of two or more quoted phrases joined by OR (as
-    search.fts_queries makes them), else None."""
-    if not _ANY.fullmatch(match):
-        return None
-    return _WORD.findall(match)
+def phrases(match: str) -> tuple[list[str], bool] | None:
+    """The phrases of an FTS5 query of quoted phrases all joined by OR or all by AND (as
+    search.fts_queries makes them; one phrase alone counts as AND), and whether a row must
+    hold every one of them; else None."""
+    if _ANY.fullmatch(match):
+        return _WORD.findall(match), False
+    if _EVERY.fullmatch(match):
+        return _WORD.findall(match), True
+    return None
 
 
 def clear() -> None:
@@ -81,19 +85,21 @@ def cached_rows() -> int:
     return _rows
 
 
-def ranked_any(
+def ranked(
     conn: Connection, table: Table, bm25: str, match: str, limit: int
 ) -> list[tuple[int, float]] | None:
     """`SELECT rowid, {bm25} AS rank FROM {table} WHERE {table} MATCH match ORDER BY rank
-    LIMIT limit` for an OR query of phrases, from cached per-phrase terms: the same rows,
-    order and scores. None when the query is not such an OR query or this machine cannot
-    (the caller then asks SQLite)."""
-    words = any_words(match)
-    if words is None or limit < 1 or not enabled() or table in _broken:
+    LIMIT limit` for a query of phrases joined by OR (or by AND), from cached per-phrase
+    terms: the same rows, order and scores (an AND query's bm25 is the same sum over its
+    phrases, of the rows holding them all). None when the query is not such a query or this
+    machine cannot (the caller then asks SQLite)."""
+    parsed = phrases(match)
+    if parsed is None or limit < 1 or not enabled() or table in _broken:
         return None
+    words, every = parsed
     state = _state_key(conn, table)
     lists = [_terms(conn, table, bm25, state, w) for w in words]
-    rows = _top(lists, limit)
+    rows = _top(lists, limit, every)
     if _checked.get(table, 0) < CHECKED:
         _checked[table] = _checked.get(table, 0) + 1
         if rows != _sql(conn, table, bm25, match, limit):
@@ -179,30 +185,37 @@ def _evict() -> None:
         _rows -= len(ids)
 
 
-def _top(lists: Sequence[tuple[np.ndarray, np.ndarray]], limit: int) -> list[tuple[int, float]]:
+def _top(
+    lists: Sequence[tuple[np.ndarray, np.ndarray]], limit: int, every: bool = False
+) -> list[tuple[int, float]]:
     """The best `limit` rows of the summed terms, as SQLite orders them: rank (minus the sum)
-    ascending, ties by rowid."""
+    ascending, ties by rowid. `every`: only the rows held by every list (an AND query)."""
     import numpy as np
 
     held = [(ids, terms) for ids, terms in lists if len(ids)]
-    if not held:
+    if not held or (every and len(held) < len(lists)):
         return []
     size = max(int(ids[-1]) for ids, _ in held) + 1
     total = sum(len(ids) for ids, _ in held)
     if size <= 4 * total + 1024:
         acc = np.zeros(size, dtype=np.float64)
-        held_rows = np.zeros(size, dtype=bool)
+        holding = np.zeros(size, dtype=np.int32)  # how many lists hold each row
         for ids, terms in lists:  # the query's order: the same additions as SQLite's
             acc[ids] += terms
-            held_rows[ids] = True
-        found = np.flatnonzero(held_rows)
+            holding[ids] += 1
+        found = np.flatnonzero(holding == len(lists) if every else holding)
         rank = -acc[found]
     else:  # sparse rowids: a dense array would be mostly empty
         found = np.unique(np.concatenate([ids for ids, _ in held]))
         acc = np.zeros(len(found), dtype=np.float64)
+        holding = np.zeros(len(found), dtype=np.int32)
         for ids, terms in lists:
-            acc[np.searchsorted(found, ids)] += terms
+            at = np.searchsorted(found, ids)
+            acc[at] += terms
+            holding[at] += 1
         rank = -acc
+        if every:
+            found, rank = found[holding == len(lists)], rank[holding == len(lists)]
     if len(found) > limit:
         kth = np.partition(rank, limit - 1)[limit - 1]
         keep = rank <= kth

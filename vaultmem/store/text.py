@@ -191,10 +191,10 @@ def delete_chunks(conn: Connection, note_ids: Sequence[int], has_vectors: bool) 
 def keyword_chunks(
     conn: Connection, match: str, limit: int, *, cached: bool = False
 ) -> list[ChunkMatch]:
-    """The best chunks for an FTS5 query, best first. `cached` (a warm process): an OR query
-    of quoted words is ranked from cached per-word scores, the same rows and scores to the
-    last bit (store/terms.py)."""
-    rows = terms.ranked_any(conn, "chunks_fts", BM25, match, limit) if cached else None
+    """The best chunks for an FTS5 query, best first. `cached` (a warm process): a query of
+    quoted words joined by OR (or by AND) is ranked from cached per-word scores, the same
+    rows and scores to the last bit (store/terms.py)."""
+    rows = terms.ranked(conn, "chunks_fts", BM25, match, limit) if cached else None
     if rows is None:
         rows = conn.execute(
             f"SELECT rowid, {BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
@@ -228,7 +228,7 @@ def keyword_notes(
 ) -> list[tuple[str, float]]:
     """The best whole notes for an FTS5 query, best first: (path, bm25 with higher better).
     `cached`: as for keyword_chunks."""
-    rows = terms.ranked_any(conn, "notes_fts", _NOTE_BM25, match, limit) if cached else None
+    rows = terms.ranked(conn, "notes_fts", _NOTE_BM25, match, limit) if cached else None
     if rows is None:
         rows = conn.execute(
             f"SELECT rowid, {_NOTE_BM25} AS rank FROM notes_fts WHERE notes_fts MATCH ?"
