@@ -168,6 +168,10 @@ class Memo:
     query_words: frozenset[str]
     shares: dict[str, float] = field(default_factory=dict)
     names: dict[tuple[str, ...], float] = field(default_factory=dict)
+    starts: frozenset[str] = frozenset()  # the query words' starts (made once, below)
+
+    def __post_init__(self) -> None:
+        self.starts = _starts(self.query_words)
 
     def share(self, text: str) -> float:
         found = self.shares.get(text)
@@ -179,8 +183,7 @@ class Memo:
         key = tuple(names)
         found = self.names.get(key)
         if found is None:
-            asked = self.query_words
-            found = self.names[key] = _name_match(asked, _starts(asked), key)
+            found = self.names[key] = _name_match(self.query_words, self.starts, key)
         return found
 
 
