@@ -281,6 +281,7 @@ def rank(
         return (weights.rrf_k + 1) / (weights.rrf_k + place)
 
     base: dict[str, list[tuple[str, float]]] = {}
+    shown: dict[str, Candidate] = {}  # each note's best chunk
     for path, chunks in by_note.items():
         parts: list[tuple[str, float]] = []
         if top_keyword > 0 and keyword[path] > 0:
@@ -326,27 +327,20 @@ def rank(
             if weight and path in values:
                 parts.append((label, weight * values[path]))
         base[path] = [p for p in parts if p[1]]
+        shown[path] = best
 
-    def total(path: str) -> float:
-        return sum(v for _, v in base[path])
-
-    order = sorted(base, key=lambda p: (-total(p), p))
+    # each note's total once (the same sum, in the same order, as every time it is asked)
+    totals = {path: sum(v for _, v in parts) for path, parts in base.items()}
+    order = sorted(base, key=lambda p: (-totals[p], p))
     if weights.graph:
         head = set(order[: max(limit * 2, 10)])
         for path in head:
             linked = len(facts.get(path, NoteFacts()).links & (head - {path}))
             if linked:
                 base[path].append(("graph", weights.graph * min(1.0, linked / 3)))
-        order = sorted(base, key=lambda p: (-total(p), p))
-    return [
-        Ranked(
-            p,
-            _best_chunk(by_note[p], top_keyword, low, high, vector_weight, weights.keyword),
-            total(p),
-            tuple(base[p]),
-        )
-        for p in order[:limit]
-    ]
+                totals[path] = sum(v for _, v in base[path])
+        order = sorted(base, key=lambda p: (-totals[p], p))
+    return [Ranked(p, shown[p], totals[p], tuple(base[p])) for p in order[:limit]]
 
 
 def _places(scores: Mapping[str, float | None]) -> dict[str, int]:
