@@ -98,3 +98,42 @@ def test_rank_with_text_scores_made_ahead_is_rank() -> None:
     other = ranking.Memo(frozenset({"noise"}))
     ranking.prepare(other, candidates, facts)
     assert ranking.rank(candidates, facts, words, memo=other) == alone
+
+
+def test_what_the_worker_reads_for_its_hits_changes_no_hit(
+    sample_vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the searching thread is still busy as the vectors come in, the worker reads the
+    vector hits' rows and facts on its own connection: the hits are the same as when the
+    searching thread reads them itself."""
+    sample_vault.warm(background=False)
+    matrix = sample_vault.index.current_matrix()
+    assert matrix is not None
+
+    def run(text: str, beside: Any) -> tuple[search.Hit, ...]:
+        q = search.Query(text, 10, "hybrid", now=NOW)
+        return search.run(sample_vault.conn, q, sample_vault.embedder, None, matrix, beside=beside)
+
+    finished = threading.Event()
+    sides: list[Any] = []
+    job, taken = search._vectors_job, search._whole_notes_taken
+
+    def recorded(*args: Any) -> Any:
+        got = job(*args)
+        sides.append(got[1])
+        finished.set()
+        return got
+
+    def after_the_worker(*args: Any) -> Any:  # the searching thread is slow today
+        assert finished.wait(60)
+        return taken(*args)
+
+    for text in TEXTS:
+        alone = run(text, None)
+        with monkeypatch.context() as m:
+            m.setattr(search, "_vectors_job", recorded)
+            m.setattr(search, "_whole_notes_taken", after_the_worker)
+            finished.clear()
+            both = run(text, lambda: sample_vault.index.conn)
+        assert both == alone
+    assert sum(1 for side in sides if side is not None and side.facts) >= 4

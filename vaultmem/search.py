@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
+import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -356,11 +357,16 @@ def run(
     candidates: dict[int, ranking.Candidate] = {}
     # With the vectors in memory, the meaning half needs no connection: it runs on another
     # thread while this one asks FTS5 (numpy and SQLite both let go of the GIL meanwhile).
-    pending: Future[list[tuple[int, float]]] | None = None
+    pending: Future[tuple[list[tuple[int, float]], _Side | None]] | None = None
+    waiting = threading.Event()  # set when this thread waits for the vectors
     usable = matrix is not None and matrix.generation == store.generation(conn)
     if mode != "keyword" and embedder is not None and usable and not q.hyde:
         assert matrix is not None
-        pending = _POOL.submit(_matrix_nearest, embedder, matrix, text, fetch)
+        pending = _POOL.submit(
+            _vectors_job,
+            _VectorsAsked(embedder, matrix, text, fetch, beside, waiting, q.filters, now),
+            bool(weights.authority),
+        )
     every = fts_queries(text)
     matches = fts_queries(text, common_words(conn, query_words(text)))
     match = every[-1] if every else ""  # every word: what snippets highlight
@@ -434,9 +440,11 @@ def run(
         if match and not pending.done():  # most hits' snippets (the rest are read after)
             shown = store.snippets(conn, match, _likely_hits(candidates, q.limit))
     nearest: list[tuple[int, float]] = []
+    side: _Side | None = None
     if pending is not None:
+        waiting.set()
         try:
-            nearest = pending.result()
+            nearest, side = pending.result()
         except (ModelServerDown, ModelServerError) as exc:
             if mode == "semantic":
                 raise
@@ -464,7 +472,7 @@ def run(
                     conn, np.asarray(vector, np.float32).tobytes(), fetch
                 )
     if nearest:
-        rows = store.chunk_rows(conn, [i for i, _ in nearest])
+        rows = side.rows if side is not None else store.chunk_rows(conn, [i for i, _ in nearest])
         for chunk_id, distance in nearest:
             if chunk_id not in rows or distance is None:  # None: a zero vector
                 continue
@@ -485,6 +493,8 @@ def run(
             )
 
     paths = sorted({c.path for c in candidates.values()})
+    if side is not None and side.facts is not None:
+        early = _merged(early, side.facts)
     facts, allowed = _facts(conn, paths, q.filters, now, early)
     if weights.authority:
         facts = _linked_from(conn, facts)
@@ -523,6 +533,59 @@ def _matrix_nearest(
     embedder: Callable[[], Embedder], matrix: VectorMatrix, text: str, k: int
 ) -> list[tuple[int, float]]:
     return matrix.nearest(embedder().embed([text])[0], k)
+
+
+@dataclass(frozen=True)
+class _VectorsAsked:
+    """What the worker needs for a search's meaning half."""
+
+    embedder: Callable[[], Embedder]
+    matrix: VectorMatrix
+    text: str
+    k: int
+    beside: Callable[[], store.Connection] | None  # the worker's own connection
+    waiting: threading.Event  # set once the searching thread waits for the vectors
+    filters: Filters
+    now: dt.datetime
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What the worker read for the vector hits while the searching thread was still busy:
+    their sections' rows, and (unless that thread was waiting by then) their notes' facts."""
+
+    rows: dict[int, store.ChunkRow]
+    facts: NotesFacts | None
+
+
+def _vectors_job(
+    asked: _VectorsAsked, authority: bool
+) -> tuple[list[tuple[int, float]], _Side | None]:
+    """The nearest sections; then, while the searching thread is still busy with its own
+    half (not yet waiting), what it would read for them next, on the worker's own
+    connection: the same rows and facts, read in parallel instead of after."""
+    nearest = _matrix_nearest(asked.embedder, asked.matrix, asked.text, asked.k)
+    if asked.beside is None or not nearest or asked.waiting.is_set():
+        return nearest, None
+    try:
+        conn = asked.beside()
+        rows = store.chunk_rows(conn, [i for i, _ in nearest])
+        if asked.waiting.is_set():
+            return nearest, _Side(rows, None)
+        paths = sorted({r.path for r in rows.values()})
+        facts = _note_facts(conn, paths, asked.filters, asked.now)
+        if authority and not asked.waiting.is_set():
+            _link_counts(conn, paths)
+        return nearest, _Side(rows, facts)
+    except (store.Error, VaultmemError):  # the worker's connection failed: read them after
+        return nearest, None
+
+
+def _merged(one: NotesFacts | None, other: NotesFacts) -> NotesFacts:
+    """Two reads of notes' facts as one (a note read by both has the same facts in each)."""
+    if one is None:
+        return other
+    return {**one[0], **other[0]}, one[1] | other[1]
 
 
 def _whole_notes_beside(
