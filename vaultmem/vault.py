@@ -420,6 +420,10 @@ class Vault:
         """Wanted links naming another note's alias, each with its `[[Note|Alias]]` rewrite."""
         return health.alias_fixable(self.conn)
 
+    def skipped_files(self) -> tuple[tuple[str, str], ...]:
+        """The files the last reindex skipped, by path, each with why."""
+        return tuple((s.path, s.reason) for s in store.skipped_files(self.conn))
+
     def doctor(self) -> DoctorReport:
         """Parser warnings, skipped files, link problems, and problems of the index itself
         (an index that cannot even be opened is one of them, not an error)."""

@@ -402,7 +402,8 @@ def test_refusals_to_trash_say_why_whole(vault: Path, tmp_path: Path) -> None:
         (vault / "people").chmod(0o755)
     (vault / "folder.md").mkdir()
     assert _message(CannotEdit, move, vault, "folder.md", held) == (
-        "folder.md is not a file; vaultmem moves only notes and attachments"
+        "folder.md is a folder, not a note or attachment; vaultmem moves only regular files, so"
+        " nothing was moved (trash the notes in it one by one)"
     )
     (vault / "to-folder.md").symlink_to("people")
     assert _message(CannotEdit, move, vault, "to-folder.md", held) == (
@@ -782,7 +783,8 @@ def test_current_digest_is_the_index_digest_of_the_file_as_it_is(
     )
     (vault / "folder.md").mkdir()
     assert _message(CannotEdit, current_digest, vault, "folder.md") == (
-        "folder.md is not a file; vaultmem moves only notes and attachments"
+        "folder.md is a folder, not a note or attachment; vaultmem moves only regular files, so"
+        " nothing was moved (trash the notes in it one by one)"
     )
     monkeypatch.setattr(os, "open", _open_fails(errno.EACCES, "Maya.md"))
     assert _message(CannotEdit, current_digest, vault, "people/Maya.md") == (

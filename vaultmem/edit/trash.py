@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from vaultmem.edit import disk, trash_log
+from vaultmem.edit.reading import kind_of
 from vaultmem.edit.writing import is_temporary
 from vaultmem.errors import CannotEdit, NoteExists, NoteNotFound
 
@@ -103,7 +104,7 @@ def _open_checked(
     elif stat.S_ISREG(st.st_mode):
         flags = disk.FILE_FLAGS
     else:
-        raise CannotEdit(f"{path} is not a file; vaultmem moves only notes and attachments")
+        raise not_a_file(path, st.st_mode)
     try:
         fd = os.open(name, flags, dir_fd=folder_fd)
     except FileNotFoundError:
@@ -141,6 +142,11 @@ def current_digest(root: Path, path: str) -> str:
         try:
             folder_fd = disk.open_folder(root_fd, parts[:-1])
             try:
+                # never opened unless a regular file: a socket cannot be (ENXIO), a device
+                # may act on an open
+                st = os.stat(parts[-1], dir_fd=folder_fd, follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+                    raise not_a_file(path, st.st_mode)
                 fd = os.open(parts[-1], disk.FILE_FLAGS, dir_fd=folder_fd)
             finally:
                 os.close(folder_fd)
@@ -149,11 +155,25 @@ def current_digest(root: Path, path: str) -> str:
         except OSError as exc:
             raise CannotEdit(f"cannot read {path}: {exc.strerror}; nothing was moved") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise CannotEdit(f"{path} is not a file; vaultmem moves only notes and attachments")
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise not_a_file(path, mode)
         return _digest(fd)
     finally:
         os.close(fd)
+
+
+def not_a_file(path: str, mode: int) -> CannotEdit:
+    """The refusal to trash what is not a regular file, naming what it is."""
+    todo = (
+        "trash the notes in it one by one"
+        if stat.S_ISDIR(mode)
+        else "move it out of the vault yourself, then run `vaultmem reindex`"
+    )
+    return CannotEdit(
+        f"{path} is {kind_of(mode)}, not a note or attachment; vaultmem moves only regular"
+        f" files, so nothing was moved ({todo})"
+    )
 
 
 def _digest(fd: int) -> str:
