@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import logging
 import os
+import shlex
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,8 +24,6 @@ from vaultmem.edit import disk, trash_log
 from vaultmem.edit.reading import kind_of
 from vaultmem.edit.writing import is_temporary
 from vaultmem.errors import CannotEdit, NoteExists, NoteNotFound
-
-log = logging.getLogger(__name__)
 
 TRASH = ".trash"
 KEEP = dt.timedelta(days=30)
@@ -73,9 +71,11 @@ def move_to_trash(
                     if not renamed:  # linked: the old name goes now
                         os.unlink(name, dir_fd=folder_fd)
                 except OSError as exc:
-                    _unlink_quietly(root_fd, trashed)  # the other link; the file stays
-                    raise CannotEdit(
-                        f"cannot move {path}: {exc.strerror}; nothing was moved"
+                    failed = _take_back(root_fd, trashed)  # the other link; the file stays
+                    if failed is None:
+                        raise _move_error(path, exc) from None
+                    raise _second_name_left(
+                        f"cannot move {path}: {exc.strerror}", path, "/".join(trashed), failed
                     ) from None
             finally:
                 os.close(fd)  # releases the note's lock
@@ -225,10 +225,7 @@ def _link_into_trash(
             moved = os.stat(candidate, dir_fd=trash_fd, follow_symlinks=False)
             if (moved.st_dev, moved.st_ino) != (st.st_dev, st.st_ino):
                 # another program put a file at the name since the check: undo, move nothing
-                if renamed:
-                    _rename(candidate, name, trash_fd, folder_fd, path)
-                else:
-                    os.unlink(candidate, dir_fd=trash_fd)
+                _undo_move(folder_fd, name, trash_fd, candidate, renamed, path, folder)
                 raise disk.changed_on_disk(path, " (it was replaced while being moved)")
             disk.fsync_folder(trash_fd)
             return (*folder, candidate), renamed
@@ -255,6 +252,45 @@ def _rename(name: str, to: str, from_fd: int, to_fd: int, path: str) -> None:
         raise _move_error(path, exc) from None
 
 
+def _undo_move(
+    folder_fd: int,
+    name: str,
+    trash_fd: int,
+    candidate: str,
+    renamed: bool,
+    path: str,
+    folder: tuple[str, ...],
+) -> None:
+    """Take back the move of a file found replaced meanwhile; when that fails, CannotEdit
+    saying where the file is now and what to run (never "nothing was moved")."""
+    entry = "/".join((*folder, candidate))
+    replaced = f"{path} was replaced by another program while it was moved to the trash"
+    try:
+        if renamed:
+            os.rename(candidate, name, src_dir_fd=trash_fd, dst_dir_fd=folder_fd)
+        else:
+            os.unlink(candidate, dir_fd=trash_fd)
+    except OSError as exc:
+        if not renamed:
+            raise _second_name_left(replaced, path, entry, exc) from None
+        to = "" if candidate == name else f" --to {shlex.quote(path)}"
+        raise CannotEdit(
+            f"{replaced}, and putting it back failed ({exc.strerror or exc}): the new version"
+            f" is now in the trash at {entry}. Run `vaultmem restore {shlex.quote(entry)}{to}`"
+            " to put it back"
+        ) from None
+
+
+def _second_name_left(what: str, path: str, entry: str, exc: OSError) -> CannotEdit:
+    """The truth when a hard link made in the trash could not be removed again: the file is
+    still at `path`, and also at `entry`."""
+    return CannotEdit(
+        f"{what}; it stays where it is, but a second name for it is left in the trash at {entry}"
+        f" (taking that back failed: {exc.strerror or exc})."
+        f" `vaultmem trash purge {shlex.quote(entry)}` deletes that name and keeps {path}"
+    )
+
+
 def _move_error(path: str, exc: OSError) -> CannotEdit:
     return CannotEdit(f"cannot move {path}: {exc.strerror or exc}; nothing was moved")
 
@@ -265,15 +301,17 @@ def _folder_error(path: str, exc: OSError) -> Exception:
     return CannotEdit(f"cannot open the folder of {path}: {exc.strerror}")
 
 
-def _unlink_quietly(root_fd: int, parts: tuple[str, ...]) -> None:
+def _take_back(root_fd: int, parts: tuple[str, ...]) -> OSError | None:
+    """Remove the name `parts` made in the trash; the error when that fails."""
     try:
         fd = disk.open_folder(root_fd, parts[:-1])
         try:
             os.unlink(parts[-1], dir_fd=fd)
         finally:
             os.close(fd)
-    except OSError:
-        log.warning("vaultmem: could not take back %s", "/".join(parts))
+    except OSError as exc:
+        return exc
+    return None
 
 
 # --------------------------------------------------------------------------- listing
