@@ -117,7 +117,8 @@ SUMMARIES = {
 
 class _Commands(dict[str, click.Command]):
     """The root group's commands, registered by their module on first use: looking one up
-    imports its module; listing them all (`--help`, `commands.items()`) imports every one."""
+    imports its module; listing them all (`commands.items()`, shell completion) imports every
+    one (`--help` does not: see `_LazyGroup.format_commands`)."""
 
     def __init__(self) -> None:
         super().__init__()
