@@ -78,6 +78,22 @@ def test_reindex_skips_a_socket_and_a_fifo_saying_what_they_are_and_indexes_the_
     assert "other.md" in found.stdout
 
 
+def test_init_names_the_files_it_skipped_too(root: Path) -> None:
+    done = _vaultmem(root, "init")
+    assert done.returncode == 0, done.stderr
+    assert "skipped sock.md: a socket, not a note file" in done.stderr
+    assert "skipped pipe.md: a named pipe (FIFO), not a note file" in done.stderr
+
+
+def test_a_long_list_of_skipped_files_is_cut_with_where_to_see_it(root: Path) -> None:
+    for n in range(6):
+        os.mkfifo(root / f"pipe{n}.md")
+    done = _vaultmem(root, "reindex", "--no-embed")
+    said = [line for line in done.stderr.splitlines() if line.startswith("skipped ")]
+    assert len(said) == 5
+    assert done.stderr.splitlines()[-1] == "... and 3 more files: `vaultmem doctor` lists them"
+
+
 @pytest.mark.parametrize(("name", "kind"), [("sock", "a socket"), ("pipe", "a named pipe (FIFO)")])
 def test_show_and_get_refuse_a_skipped_special_file_with_its_reason(
     root: Path, name: str, kind: str

@@ -55,6 +55,8 @@ def init(obj: Ctx) -> None:
         click.echo(f"note: {report.embeddings.notice}", err=True)
     size = vault.index_path.stat().st_size if vault.index_path.exists() else 0
     click.echo(f"indexed {report.summary()}")
+    if report.skipped:
+        _say_skipped(vault.skipped_files())
     click.echo(f"index: {vault.index_path} ({human_bytes(size)}; derived: safe to delete)")
     if report.notes == 0:
         click.echo(
