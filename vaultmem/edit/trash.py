@@ -104,7 +104,7 @@ def _open_checked(
     elif stat.S_ISREG(st.st_mode):
         flags = disk.FILE_FLAGS
     else:
-        raise not_a_file(path, st.st_mode)
+        raise _not_a_file(path, st.st_mode)
     try:
         fd = os.open(name, flags, dir_fd=folder_fd)
     except FileNotFoundError:
@@ -146,7 +146,7 @@ def current_digest(root: Path, path: str) -> str:
                 # may act on an open
                 st = os.stat(parts[-1], dir_fd=folder_fd, follow_symlinks=False)
                 if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
-                    raise not_a_file(path, st.st_mode)
+                    raise _not_a_file(path, st.st_mode)
                 fd = os.open(parts[-1], disk.FILE_FLAGS, dir_fd=folder_fd)
             finally:
                 os.close(folder_fd)
@@ -157,13 +157,13 @@ def current_digest(root: Path, path: str) -> str:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise not_a_file(path, mode)
+            raise _not_a_file(path, mode)
         return _digest(fd)
     finally:
         os.close(fd)
 
 
-def not_a_file(path: str, mode: int) -> CannotEdit:
+def _not_a_file(path: str, mode: int) -> CannotEdit:
     """The refusal to trash what is not a regular file, naming what it is."""
     todo = (
         "trash the notes in it one by one"
