@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,3 +178,44 @@ def test_without_an_index_trash_still_moves(make_vault: MakeVault) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["reindex"] is None
     assert Path(vault.root / ".trash/a.md").exists()
+
+
+def test_a_move_that_cannot_be_taken_back_names_the_restore_that_brings_the_note_back(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No hard links; the note is saved by another program while it is renamed into the trash,
+    and renaming it back fails: the message says it is in the trash and which restore to run,
+    and that command brings it back (and into the index)."""
+    real_rename = os.rename
+    note = vault.root / "people" / "Maya.md"
+    calls: list[str] = []
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    def rename(src: str, dst: str, **kwargs: object) -> None:
+        calls.append(src)
+        if len(calls) > 1:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        (vault.root / "people" / "new").write_text("# Maya\nsaved meanwhile\n")
+        real_rename(vault.root / "people" / "new", note)
+        real_rename(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "rename", rename)
+    result = run(vault, "trash", "people/Maya.md")
+    monkeypatch.undo()
+    assert result.exit_code == 1
+    assert "nothing was moved" not in result.output
+    assert result.output.endswith(
+        "error: people/Maya.md was replaced by another program while it was moved to the trash,"
+        " and putting it back failed (Input/output error): the new version is now in the trash"
+        " at .trash/people/Maya.md. Run `vaultmem restore .trash/people/Maya.md` to put it back"
+    )
+    assert not note.exists()
+    restored = run(vault, "restore", ".trash/people/Maya.md")
+    assert restored.exit_code == 0, restored.output
+    assert note.read_text() == "# Maya\nsaved meanwhile\n"
+    assert [h.path for h in vault.search("saved meanwhile", mode="keyword").hits] == [
+        "people/Maya.md"
+    ]

@@ -204,7 +204,7 @@ def test_a_broken_reranker_leaves_the_first_stage_and_says_so(make_vault: MakeVa
 
     q = Query("function calls", limit=3, now=NOW)
     plain = [h.path for h in search_run(vault.conn, q, vault.embedder).hits]
-    got = search_run(vault.conn, q, vault.embedder, reranker=Reranker(model=broken))  # type: ignore[arg-type]
+    got = search_run(vault.conn, q, vault.embedder, reranker=Reranker(model=broken))
     assert [h.path for h in got.hits] == plain
     assert any("cannot be read; not re-ranked" in n for n in got.notices)
 

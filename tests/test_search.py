@@ -282,6 +282,28 @@ def test_default_search_leaves_expired_notes_out_until_asked(filtered: Vault) ->
         assert {"home/e.md", "home/f.md"} <= {h.path for h in every.hits}, mode
 
 
+def test_a_search_counts_the_expired_notes_it_left_out_when_asked_to(filtered: Vault) -> None:
+    """What `--include-expired` would add to the hits shown: counted in every mode, 0 when
+    they are asked for, and not counted at all unless a front-end asks (the TUI searches
+    at every key)."""
+    for mode in ("hybrid", "keyword", "semantic"):
+        result = filtered.search("quince", mode=mode, now=NOW, limit=20, count_expired=True)
+        assert result.expired_hidden == 2, mode
+        assert not {h.path for h in result.hits} & {"home/e.md", "home/f.md"}, mode
+        plain = filtered.search("quince", mode=mode, now=NOW, limit=20)
+        assert plain.expired_hidden == 0 and plain.hits == result.hits, mode
+        every = filtered.search(
+            "quince", mode=mode, now=NOW, limit=20, include_expired=True, count_expired=True
+        )
+        assert every.expired_hidden == 0, mode
+    # only those the hits shown would have held: "quince seven" is e's alone
+    assert filtered.search("seven", mode="keyword", now=NOW, count_expired=True).expired_hidden == 1
+    assert filtered.search("nine", mode="keyword", now=NOW, count_expired=True).expired_hidden == 0
+    # before they expire there is nothing to count
+    early = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
+    assert filtered.search("quince", now=early, limit=20, count_expired=True).expired_hidden == 0
+
+
 def test_links_among_the_hits_count_both_ways(filtered: Vault) -> None:
     hits = filtered.search("quince", path="", now=NOW).hits
     graph = {h.path for h in hits if "graph" in dict(h.explain)}

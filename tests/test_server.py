@@ -123,6 +123,7 @@ async def test_every_tool_is_listed_read_only_with_a_described_schema(client: Cl
         "notices",
         "dates",
         "results",
+        "expired_hidden",
     }
 
 
@@ -140,7 +141,12 @@ async def test_keyword_search_returns_the_exact_hits(client: Client, sample: Vau
     )
     assert data["query"] == "tariff sync" and data["mode"] == "keyword"
     rows = [(r["path"], r["heading"], r["start_line"], r["end_line"]) for r in data["results"]]
-    # the scratch note (decay: session, 2026-11-26) has expired: out of default search
+    # the scratch note (decay: session, 2026-11-26) has expired: out of default search, and
+    # the agent is told so
+    assert data["expired_hidden"] == 1
+    assert data["notices"] == [
+        "1 expired note hidden (past its decay tier's lifetime); include_expired shows it"
+    ]
     assert rows == [
         ("episodes/2026-11-26 Tariff sync outage.md", "Tariff sync outage", 13, 25),
         ("work/Meeting notes.md", "Meeting notes > 2026-11-16", 29, 33),
@@ -152,6 +158,7 @@ async def test_keyword_search_returns_the_exact_hits(client: Client, sample: Vau
             {"query": "tariff sync", "mode": "keyword", "limit": 3, "include_expired": True},
         )
     )
+    assert every["expired_hidden"] == 0 and every["notices"] == []
     rows = [(r["path"], r["heading"], r["start_line"], r["end_line"]) for r in every["results"]]
     assert rows == [
         ("work/Scratch - tariff sync debugging.md", "Scratch - tariff sync debugging", 7, 17),

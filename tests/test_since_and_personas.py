@@ -131,6 +131,26 @@ def test_the_cli_leaves_expired_notes_out_unless_asked(fresh_copy: Path) -> None
         assert scratch in asked, mode
 
 
+def test_the_cli_says_how_many_expired_notes_it_left_out(fresh_copy: Path) -> None:
+    """A person is told that notes were hidden and how to see them; `--json` has the count."""
+    plain = run("--vault", str(fresh_copy), "search", "tariff sync debugging", "--mode", "keyword")
+    assert plain.returncode == 0, plain.stderr
+    assert (
+        "note: 1 expired note hidden (past its decay tier's lifetime); --include-expired shows it"
+    ) in plain.stderr.splitlines()
+    data = json.loads(
+        run("--vault", str(fresh_copy), "search", "tariff sync debugging", "--json").stdout
+    )
+    assert data["expired_hidden"] == 1
+    asked = run(
+        "--vault", str(fresh_copy), "search", "tariff sync debugging", "--include-expired", "--json"
+    )
+    assert json.loads(asked.stdout)["expired_hidden"] == 0
+    assert "expired" not in asked.stderr
+    none = run("--vault", str(fresh_copy), "search", "calm practical coach", "--json")
+    assert json.loads(none.stdout)["expired_hidden"] == 0 and "expired" not in none.stderr
+
+
 # --------------------------------------------------------------------------- personas
 
 

@@ -9,6 +9,7 @@ measures what it costs (docs/BENCHMARKS.md).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,11 +77,50 @@ def test_a_commands_help_loads_no_graph_model_or_app(args: tuple[str, ...]) -> N
     assert [m for m in NEVER_ON_READ_PATHS if m in loaded] == []
 
 
-def test_the_list_of_commands_loads_no_model_or_app() -> None:
-    """`vaultmem --help` imports every command module for their help lines (the graph's
-    bring networkx), but no model, HTTP client or app."""
-    loaded = _loaded_after(_run_cli("--help"))
-    assert [m for m in NEVER_ON_READ_PATHS if m in loaded and m != "networkx"] == []
+def test_the_list_of_commands_loads_no_command_module() -> None:
+    """`vaultmem --help` (and `vaultmem` alone outside a vault) lists every command with its
+    help line from root.SUMMARIES: no command module, so none of the core they bring."""
+    for args in (["--help"], ["-h"], []):
+        code = (
+            _run_cli(*args) + "modules = [m for m in sys.modules if m.startswith('vaultmem.')]\n"
+            "assert sorted(modules) == "
+            "['vaultmem.cli', 'vaultmem.cli.root', 'vaultmem.errors'], modules\n"
+        )
+        assert _loaded_after(code) == [], args
+
+
+_HELP_BOTH_WAYS = """
+import contextlib, io, sys
+from click.testing import CliRunner
+from vaultmem.cli import root
+lazy = CliRunner().invoke(root.cli, ["--help"], terminal_width=int(sys.argv[1])).output
+root.cli.commands.load_all()
+print(repr(lazy))
+print(repr(CliRunner().invoke(root.cli, ["--help"], terminal_width=int(sys.argv[1])).output))
+"""
+
+
+@pytest.mark.parametrize("width", [50, 80, 200])
+def test_the_list_of_commands_reads_as_the_commands_themselves_say(width: int) -> None:
+    """The help lines root.SUMMARIES gives before any module loads are, at any terminal
+    width, the lines the commands give once loaded (a docstring edited without its summary
+    fails here)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _HELP_BOTH_WAYS, str(width)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": str(width)},
+    )
+    lazy, loaded = done.stdout.splitlines()
+    assert "search" in lazy and "  trash  " in lazy
+    assert lazy == loaded
+
+
+def test_every_command_has_a_summary_for_the_list() -> None:
+    from vaultmem.cli import root
+
+    assert set(root.SUMMARIES) == set(root.COMMANDS)
 
 
 def test_importing_the_cli_loads_no_command_module() -> None:

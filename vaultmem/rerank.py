@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +32,15 @@ if TYPE_CHECKING:
     from vaultmem.ranking import Ranked
 
 Array = NDArray[np.float32]
+
+
+class PassageModel(Protocol):
+    """What the re-ranker asks of its model: MiniLM (vaultmem/encoder.py), or a stand-in."""
+
+    def embed(self, texts: Sequence[str], threads: int = ..., max_tokens: int = ...) -> Array:
+        """One vector per text, each text cut to `max_tokens` tokens."""
+        ...
+
 
 # Measured on the MDN dev set, LoCoMo, SciFact and LongMemEval (docs/BENCHMARKS.md)
 DEPTH = 20  # notes read again
@@ -91,7 +100,7 @@ class Reranker:
     def __init__(
         self,
         settings: Settings = Settings(),
-        model: Callable[[], MiniLM] | None = None,
+        model: Callable[[], PassageModel] | None = None,
         cache: VectorCache | MutableMapping[str, Array] | None = None,
     ) -> None:
         self.settings = settings

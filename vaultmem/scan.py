@@ -178,7 +178,7 @@ def scan(root: Path, exclude: tuple[str, ...] = (), max_bytes: int = 10 << 20) -
                     skipped[rel] = f"cannot stat: {exc.strerror}"
                 continue
             if not S_ISREG(est.st_mode):
-                skipped[rel] = f"{_file_type(est.st_mode)}, not a file: vaultmem reads only files"
+                skipped[rel] = _not_a_note_file(est.st_mode)
                 continue
             if name[-3:].lower() == ".md":
                 if est.st_size > max_bytes:
@@ -282,7 +282,7 @@ def _judge_one(
     if stat.S_ISDIR(est.st_mode):
         return False
     if not S_ISREG(est.st_mode):
-        skipped[rel] = f"{_file_type(est.st_mode)}, not a file: vaultmem reads only files"
+        skipped[rel] = _not_a_note_file(est.st_mode)
         return True
     disk = None if disk_name == name else prefix + disk_name
     if name[-3:].lower() == ".md":
@@ -299,6 +299,15 @@ def _too_large(size: int, max_bytes: int) -> str:
     return (
         f"larger than {max_bytes / (1 << 20):g} MB ({size / (1 << 20):.1f} MB);"
         " raise max_file_mb in .vaultmem/config.toml to index it"
+    )
+
+
+def _not_a_note_file(mode: int) -> str:
+    """Why the scan skips (and a reader refuses) what is not a regular file: what it is and
+    what to do about it."""
+    return (
+        f"{_file_type(mode)}, not a note file; vaultmem reads only regular files (move it out of"
+        " the vault, or add it to `exclude` in .vaultmem/config.toml)"
     )
 
 
@@ -417,7 +426,7 @@ def _open_regular(where: str, real_root: str | None) -> tuple[int, int]:
         except OSError as exc:
             raise Unreadable(f"cannot read: {exc.strerror or exc}") from exc
     if not stat.S_ISREG(st.st_mode):  # never open one: a FIFO blocks, a device may act
-        raise Unreadable(f"{_file_type(st.st_mode)}, not a file: vaultmem reads only files")
+        raise Unreadable(_not_a_note_file(st.st_mode))
     try:
         fd = os.open(where, _OPEN_FLAGS)
     except FileNotFoundError:
@@ -429,7 +438,7 @@ def _open_regular(where: str, real_root: str | None) -> tuple[int, int]:
     try:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):  # swapped since the lstat; nothing was read
-            raise Unreadable(f"{_file_type(opened.st_mode)}, not a file: vaultmem reads only files")
+            raise Unreadable(_not_a_note_file(opened.st_mode))
         if real_root is not None and not _opened_inside(fd, where, opened, real_root):
             raise Unreadable(_OUTSIDE)
     except BaseException:

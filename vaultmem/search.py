@@ -140,6 +140,7 @@ class SearchResult:
     mode: Mode = "keyword"
     notices: tuple[str, ...] = ()  # degraded behaviour a person should hear about (stderr)
     route: DateRoute | None = None
+    expired_hidden: int = 0  # expired notes left out that would be hits (Vault.search counts)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from vaultmem.search import (
     Mode,
     Query,
     SearchResult,
+    expired_paths,
     fts_queries,
     plain,
 )
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from vaultmem.gaps import GapsReport
     from vaultmem.llm import LLM
     from vaultmem.rerank import Reranker
+    from vaultmem.vectors import VectorMatrix
 
 __all__ = [
     "HIGHLIGHT_END",
@@ -303,14 +305,18 @@ class Vault:
         personas: bool = False,
         rerank: bool | None = None,
         include_expired: bool = False,
+        count_expired: bool = False,
     ) -> SearchResult:
         """Hybrid search by default (keywords and meaning fused), best section per note.
 
         `since` keeps the notes dated on or after a day (their `date` property, or a date in
         their path); with `mtime`, the files modified on or after it. Persona notes are left
         out unless `personas`, and notes past their decay tier's lifetime unless
-        `include_expired`. `rerank`: read the best hits again with all-MiniLM-L6-v2
+        `include_expired`; with `count_expired`, the result says how many of those it left
+        out (see `_expired_hidden`). `rerank`: read the best hits again with all-MiniLM-L6-v2
         (None: as configured, see `reranker`)."""
+        if count_expired and now is None:
+            now = dt.datetime.now(dt.UTC)  # one clock for the search and its count
         filters = Filters(tag, path, since, mtime, personas, include_expired)
         q = Query(query, limit, mode, filters, hyde, now)
         matrix = self.index.current_matrix()
@@ -320,7 +326,26 @@ class Vault:
         )
         if notice:
             result = dataclasses.replace(result, notices=(*result.notices, notice))
+        if count_expired and not include_expired:
+            result = dataclasses.replace(result, expired_hidden=self._expired_hidden(q, matrix))
         return result
+
+    def _expired_hidden(self, q: Query, matrix: VectorMatrix | None) -> int:
+        """How many notes past their decay tier's lifetime would be among the hits of `q` with
+        them included: the same search again (without HyDE or re-ranking, which a count does
+        not need), and only when the vault has such notes at all (looked up once per index
+        generation), so most searches cost nothing more."""
+        assert q.now is not None
+        expired = expired_paths(self.conn, q.now)
+        if not expired:
+            return 0
+        every = dataclasses.replace(
+            q, filters=dataclasses.replace(q.filters, expired=True), hyde=False
+        )
+        shown = search_run(
+            self.conn, every, self.embedder, None, matrix, None, beside=lambda: self.index.conn
+        )
+        return sum(1 for h in shown.hits if h.path in expired)
 
     # ---- reading notes
 
@@ -419,6 +444,10 @@ class Vault:
     def alias_fixable(self) -> tuple[LinkProblem, ...]:
         """Wanted links naming another note's alias, each with its `[[Note|Alias]]` rewrite."""
         return health.alias_fixable(self.conn)
+
+    def skipped_files(self) -> tuple[tuple[str, str], ...]:
+        """The files the last reindex skipped, by path, each with why."""
+        return tuple((s.path, s.reason) for s in store.skipped_files(self.conn))
 
     def doctor(self) -> DoctorReport:
         """Parser warnings, skipped files, link problems, and problems of the index itself

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import errno
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -270,10 +271,23 @@ def test_a_note_without_write_bits_is_read_only_whatever_its_other_bits(
         edit.write(tmp_path, edit.plan_edit(source, edit.replace_line(source.lines, 1, "y")))
 
 
+def _bind_socket(path: Path) -> None:
+    """A real AF_UNIX socket file at `path`, bound through its folder's descriptor (socket
+    paths are limited to 108 bytes)."""
+    sock = socket.socket(socket.AF_UNIX)
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        sock.bind(f"/proc/self/fd/{fd}/{path.name}")
+    finally:
+        os.close(fd)
+        sock.close()
+
+
 @pytest.mark.parametrize(
     ("make", "kind"),
     [
         (lambda p: os.mkfifo(p), "a FIFO (named pipe)"),
+        (_bind_socket, "a socket"),  # cannot even be opened: refused before trying
         (lambda p: p.mkdir(), "a folder"),
         (lambda p: os.mknod(p, 0o600 | 0o020000, os.makedev(1, 3)), "a character device"),
         (lambda p: os.mknod(p, 0o600 | 0o060000, os.makedev(7, 0)), "a block device"),
@@ -288,8 +302,14 @@ def test_what_a_note_path_holds_instead_of_a_file_is_named(
         pytest.skip("this machine does not allow creating a device node (no CAP_MKNOD)")
     with pytest.raises(CannotEdit) as caught:
         read_note(tmp_path, "odd.md")
+    todo = (
+        "name a note in it"
+        if kind == "a folder"
+        else "move it out of the vault, then run `vaultmem reindex`"
+    )
     assert str(caught.value) == (
-        f"odd.md is {kind}, not a note file; vaultmem edits only regular files"
+        f"odd.md is {kind}, not a note file; vaultmem edits only regular files, so nothing was"
+        f" changed ({todo})"
     )
 
 

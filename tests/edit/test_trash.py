@@ -402,7 +402,8 @@ def test_refusals_to_trash_say_why_whole(vault: Path, tmp_path: Path) -> None:
         (vault / "people").chmod(0o755)
     (vault / "folder.md").mkdir()
     assert _message(CannotEdit, move, vault, "folder.md", held) == (
-        "folder.md is not a file; vaultmem moves only notes and attachments"
+        "folder.md is a folder, not a note or attachment; vaultmem moves only regular files, so"
+        " nothing was moved (trash the notes in it one by one)"
     )
     (vault / "to-folder.md").symlink_to("people")
     assert _message(CannotEdit, move, vault, "to-folder.md", held) == (
@@ -597,7 +598,7 @@ def test_a_note_replaced_while_it_is_moved_stays_where_it_is(
 
 
 def test_an_old_name_that_cannot_be_removed_takes_the_move_back(
-    vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     refused = [str(vault / "people")]
 
@@ -612,10 +613,95 @@ def test_an_old_name_that_cannot_be_removed_takes_the_move_back(
     )
     assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya\r\n"
     assert edit.list_trash(vault) == ()  # the link in the trash taken back
-    refused.append(str(vault / ".trash" / "people"))  # when even that fails, a warning says so
-    with caplog.at_level(logging.WARNING):
-        _message(CannotEdit, trash, vault, "people/Maya.md")
-    assert caplog.messages == ["vaultmem: could not take back .trash/people/Maya.md"]
+    refused.append(str(vault / ".trash" / "people"))  # when even that fails, the message says so
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "cannot move people/Maya.md: Operation not permitted; it stays where it is, but a second"
+        " name for it is left in the trash at .trash/people/Maya.md (taking that back failed:"
+        " Operation not permitted). `vaultmem trash purge .trash/people/Maya.md` deletes that"
+        " name and keeps people/Maya.md"
+    )
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").samefile(vault / ".trash" / "people" / "Maya.md")
+    assert [e.path for e in edit.purge(vault, paths=(".trash/people/Maya.md",))] == [
+        ".trash/people/Maya.md"
+    ]  # what the message says to run: the note stays
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya\r\n"
+
+
+def _saved_meanwhile(vault: Path) -> None:
+    """Another program saves the note by rename (as Obsidian does)."""
+    (vault / "people" / "new").write_bytes(b"# Maya, saved meanwhile\n")
+    REAL_RENAME(vault / "people" / "new", vault / "people" / "Maya.md")
+
+
+@pytest.mark.parametrize("taken", [False, True])
+def test_a_replaced_note_that_cannot_be_put_back_says_where_it_is_and_how_to_restore(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, taken: bool
+) -> None:
+    """No hard links: the note is renamed into the trash, turns out to be a version saved
+    meanwhile, and renaming it back fails: it is in the trash, and the message says so."""
+    if taken:  # the trash name is taken: the note goes to `Maya 1.md`, restored with --to
+        (vault / ".trash" / "people").mkdir(parents=True)
+        (vault / ".trash" / "people" / "Maya.md").write_bytes(b"trashed before")
+    entry = ".trash/people/Maya 1.md" if taken else ".trash/people/Maya.md"
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    calls: list[str] = []
+
+    def rename(src: str, dst: str, **kwargs: object) -> None:
+        calls.append(src)
+        if len(calls) == 1:  # into the trash: the note is saved meanwhile, then moved
+            _saved_meanwhile(vault)
+            REAL_RENAME(src, dst, **kwargs)  # type: ignore[arg-type]
+        else:  # and back: the disk refuses
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "rename", rename)
+    restore = (
+        "vaultmem restore '.trash/people/Maya 1.md' --to people/Maya.md"
+        if taken
+        else "vaultmem restore .trash/people/Maya.md"
+    )
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "people/Maya.md was replaced by another program while it was moved to the trash, and"
+        " putting it back failed (Input/output error): the new version is now in the trash at"
+        f" {entry}. Run `{restore}` to put it back"
+    )
+    monkeypatch.undo()
+    assert not (vault / "people" / "Maya.md").exists()
+    assert (vault / entry).read_bytes() == b"# Maya, saved meanwhile\n"
+    assert edit.restore(vault, entry, to="people/Maya.md" if taken else None) == "people/Maya.md"
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya, saved meanwhile\n"
+
+
+def test_a_replaced_note_whose_trash_name_cannot_be_taken_back_says_so(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linked into the trash, found to be a version saved meanwhile, and the link in the trash
+    cannot be removed: the note stays, with a second name in the trash."""
+
+    def link(src: str, dst: str, **kwargs: object) -> None:
+        _saved_meanwhile(vault)
+        REAL_LINK(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    def unlink(name: str, *, dir_fd: int | None = None) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
+        "people/Maya.md was replaced by another program while it was moved to the trash; it"
+        " stays where it is, but a second name for it is left in the trash at"
+        " .trash/people/Maya.md (taking that back failed: Operation not permitted)."
+        " `vaultmem trash purge .trash/people/Maya.md` deletes that name and keeps"
+        " people/Maya.md"
+    )
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya, saved meanwhile\n"
+    assert (vault / "people" / "Maya.md").samefile(vault / ".trash" / "people" / "Maya.md")
 
 
 def test_the_time_of_a_move_is_utc_whatever_the_zone(
@@ -782,7 +868,8 @@ def test_current_digest_is_the_index_digest_of_the_file_as_it_is(
     )
     (vault / "folder.md").mkdir()
     assert _message(CannotEdit, current_digest, vault, "folder.md") == (
-        "folder.md is not a file; vaultmem moves only notes and attachments"
+        "folder.md is a folder, not a note or attachment; vaultmem moves only regular files, so"
+        " nothing was moved (trash the notes in it one by one)"
     )
     monkeypatch.setattr(os, "open", _open_fails(errno.EACCES, "Maya.md"))
     assert _message(CannotEdit, current_digest, vault, "people/Maya.md") == (

@@ -55,6 +55,8 @@ def init(obj: Ctx) -> None:
         click.echo(f"note: {report.embeddings.notice}", err=True)
     size = vault.index_path.stat().st_size if vault.index_path.exists() else 0
     click.echo(f"indexed {report.summary()}")
+    if report.skipped:
+        _say_skipped(vault.skipped_files())
     click.echo(f"index: {vault.index_path} ({human_bytes(size)}; derived: safe to delete)")
     if report.notes == 0:
         click.echo(
@@ -115,6 +117,20 @@ def reindex_cmd(
         emit_json(dialect.reindex(report))
     else:
         click.echo(report.summary())
+        if report.skipped:
+            _say_skipped(vault.skipped_files())
+
+
+SKIPPED_SHOWN = 5  # a vault with many skipped files gets a few lines, and doctor for the rest
+
+
+def _say_skipped(skipped: tuple[tuple[str, str], ...]) -> None:
+    """Name the skipped files and why on stderr (stdout keeps the one summary line)."""
+    for path, reason in skipped[:SKIPPED_SHOWN]:
+        click.echo(f"skipped {path}: {reason}", err=True)
+    if len(skipped) > SKIPPED_SHOWN:
+        more = len(skipped) - SKIPPED_SHOWN
+        click.echo(f"... and {plural(more, 'more file')}: `vaultmem doctor` lists them", err=True)
 
 
 @click.command()

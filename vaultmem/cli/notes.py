@@ -104,9 +104,10 @@ def _print_result(result: SearchResult, explain: bool = False) -> None:
     default="text",
     show_default=True,
     help='json: {"query", "mode", "notices", "dates", "results": [{"path", "title", "heading", '
-    '"start_line", "end_line", "score", "snippet"}]} (docs/json.md); openclaw: the '
-    'enhanced-memory shape {"query", "results": [{"path", "startLine", "endLine", "score", '
-    '"snippet", "header"}]}. With --explain, each result also has its signals.',
+    '"start_line", "end_line", "score", "snippet"}], "expired_hidden"} (docs/json.md); '
+    'openclaw: the enhanced-memory shape {"query", "results": [{"path", "startLine", '
+    '"endLine", "score", "snippet", "header"}]}. With --explain, each result also has its '
+    "signals.",
 )
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @click.pass_obj
@@ -176,6 +177,7 @@ def search(
                 personas=personas,
                 rerank=rerank,
                 include_expired=include_expired,
+                count_expired=True,
             )
         except QueryError as exc:
             if query != "-":
@@ -183,7 +185,8 @@ def search(
             # one malformed line of a batch: its answer says why, the others still run
             click.echo(f"error: {exc}", err=True)
             result = SearchResult(q, (), mode, (str(exc).splitlines()[0],))
-        for notice in result.notices:
+        hidden = dialect.expired_notice(result.expired_hidden, "--include-expired")
+        for notice in (*result.notices, *([hidden] if hidden else [])):
             if notice not in told:  # once per process, not once per batch query
                 click.echo(f"note: {notice}", err=True)
                 told.add(notice)

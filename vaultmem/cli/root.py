@@ -55,9 +55,70 @@ COMMANDS = {
 }
 
 
+# Each command's help line in `vaultmem --help` (its docstring's first sentence), so that
+# listing the commands imports none of their modules, which bring the whole core (~1 s of CPU
+# on 2 cores; docs/BENCHMARKS.md). tests/test_startup.py checks that the list reads the same
+# as the commands' own help, at every width.
+SUMMARIES = {
+    "backlinks": "List the notes that link to NOTE, with the line around each link.",
+    "capture": (
+        "Propose memories from a chat transcript, as one capture note in the inbox to review."
+    ),
+    "doctor": "Parse warnings, skipped files, ambiguous and alias-fixable links, index health.",
+    "episode": "Episodes: notes of what happened, with an outcome (`episodes` lists them).",
+    "episodes": (
+        'Episodes, newest first ("7 days ago", "last week", "yesterday", ISO dates...), '
+        "none after the clock (--now sets it back: what had not happened then stays out)."
+    ),
+    "fact": "Facts: `key:: value` lines in entity notes, with their `was::` history.",
+    "gaps": "Where the knowledge is thin: orphans, dead ends, wanted notes, fragile links…",
+    "gate": (
+        "Does MESSAGE need memory? Exit 0 with the context (it does), 2 (no memory "
+        "needed), 3 (it would, but nothing relevant is stored), 1 on error."
+    ),
+    "get": "Print a note as written, or one section of it: NOTE#Heading.",
+    "graph": "How notes connect: paths, neighbourhoods, clusters, cycles, fragile links.",
+    "init": "Make a folder of markdown notes a vault: settings, then the index.",
+    "loop": "Add an open loop to a note, or resolve one (check it in place).",
+    "loops": "Open loops (every unchecked task), most pressing first: due date, priority, age.",
+    "mcp": "Serve the vault to AI agents (Claude Code, Codex, Gemini CLI, Cursor…) over MCP.",
+    "persona": (
+        "Personas agents load: a persona note, its facts and its working set, within a budget."
+    ),
+    "prune": (
+        "Notes past their decay tier's lifetime (`decay:` in front matter), longest "
+        "expired first; with --yes, moved to .trash/ (restorable, purged after 30 days)."
+    ),
+    "recall": (
+        "The context for MESSAGE: when it continues earlier work, the entity's open "
+        "loops, recent episodes and facts in one block within --budget characters; else "
+        "the best search hits."
+    ),
+    "reindex": "Bring the index in line with the vault (only changed files are parsed).",
+    "related": "The notes most like NOTE (a path, title or alias), best first, each with why.",
+    "restore": (
+        "Move ENTRY (its path in .trash/, as `vaultmem trash list` shows it) back where "
+        "it came from, or to --to PATH, and index it again."
+    ),
+    "review": "Captured memories waiting for you: list them, then accept, edit or reject each.",
+    "salience": (
+        "Notes and facts that deserve a look: importance (links in, centrality, open "
+        "loops, facts) × staleness (how long since they changed)."
+    ),
+    "search": "Find notes by words and by meaning (best section per note).",
+    "show": "Show a note's metadata, headings, outgoing links and backlinks.",
+    "stats": "Counts of notes, links, tags and tasks in the index.",
+    "trash": "Move notes to .trash/, list the trash, delete from it for good.",
+    "trends": "ENTITY's episode outcomes per period: counts, success and failure rates.",
+    "tui": "Open the terminal app: search as you type, notes with their links, browse.",
+    "watch": "Keep the index fresh while you edit, and say what changed.",
+}
+
+
 class _Commands(dict[str, click.Command]):
     """The root group's commands, registered by their module on first use: looking one up
-    imports its module; listing them all (`--help`, `commands.items()`) imports every one."""
+    imports its module; listing them all (`commands.items()`, shell completion) imports every
+    one (`--help` does not: see `_LazyGroup.format_commands`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -72,6 +133,10 @@ class _Commands(dict[str, click.Command]):
     def load_all(self) -> None:
         for module in COMMAND_MODULES:
             self._load(module)
+
+    def loaded(self) -> dict[str, click.Command]:
+        """The commands registered so far, loading nothing."""
+        return dict(dict.items(self))
 
     def _load_for(self, name: object) -> None:
         if isinstance(name, str) and not super().__contains__(name):
@@ -121,10 +186,28 @@ class _LazyGroup(click.Group):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         commands = _Commands()
         commands.group = self
-        self.commands = commands
+        self.commands = self._lazy = commands
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(self.commands)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's list of commands, with the help line of each command not loaded yet from
+        SUMMARIES: `vaultmem --help` imports no command module."""
+        loaded = self._lazy.loaded()
+        rows: list[tuple[str, click.Command]] = []
+        for name in sorted(COMMANDS.keys() | loaded.keys()):
+            cmd = loaded.get(name)
+            if cmd is None:
+                summary = SUMMARIES.get(name)
+                # a stand-in command: its short help is cut exactly as the real one's
+                cmd = click.Command(name, help=summary) if summary else self.commands.get(name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in rows])
 
 
 @click.group(
@@ -183,14 +266,15 @@ def cli(
       vaultmem mcp              serve the notes to AI agents (MCP)
     Elsewhere, name the folder: `vaultmem --vault PATH COMMAND`.
     """
+    alone = ctx.invoked_subcommand is None
+    if alone and not (sys.stdin.isatty() and sys.stdout.isatty() and _finds_vault(vault)):
+        click.echo(ctx.get_help())  # before the context's imports: help loads no core module
+        return
     from vaultmem.cli.context import Ctx
 
     ctx.obj = Ctx(vault, index, embedder, llm)
-    if ctx.invoked_subcommand is None:
-        if sys.stdin.isatty() and sys.stdout.isatty() and _finds_vault(vault):
-            ctx.invoke(cli.commands["tui"])  # `vaultmem` alone in a terminal, in a vault: the app
-            return
-        click.echo(ctx.get_help())
+    if alone:
+        ctx.invoke(cli.commands["tui"])  # `vaultmem` alone in a terminal, in a vault: the app
 
 
 def _finds_vault(given: str | None) -> bool:

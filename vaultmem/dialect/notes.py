@@ -41,6 +41,7 @@ class SearchOut(TypedDict):
     notices: list[str]
     dates: DatesOut | None
     results: list[SearchHitOut]
+    expired_hidden: int  # expired notes left out that would be results (see include_expired)
 
 
 def search_result(result: SearchResult, explain: bool = False) -> SearchOut:
@@ -72,7 +73,18 @@ def search_result(result: SearchResult, explain: bool = False) -> SearchOut:
         "notices": list(result.notices),
         "dates": dates,
         "results": hits,
+        "expired_hidden": result.expired_hidden,
     }
+
+
+def expired_notice(count: int, option: str) -> str | None:
+    """What a person (or an agent) is told when a search left out `count` expired notes that
+    would be hits, naming the `option` that shows them; None when it left out none."""
+    if not count:
+        return None
+    some = f"{count} expired notes" if count > 1 else "1 expired note"
+    theirs, them = ("their", "them") if count > 1 else ("its", "it")
+    return f"{some} hidden (past {theirs} decay tier's lifetime); {option} shows {them}"
 
 
 def openclaw_search(result: SearchResult, explain: bool = False) -> dict[str, Any]:

@@ -71,6 +71,10 @@ def read_note(
         try:
             folder_fd = disk.open_folder(root_fd, parts[:-1])
             try:
+                # Look before opening: a socket cannot be opened at all (ENXIO) and a device
+                # may act on an open, so neither is ever opened; read_regular checks the file
+                # actually opened, in case one is swapped in meanwhile.
+                refuse_special(os.stat(parts[-1], dir_fd=folder_fd, follow_symlinks=False), path)
                 fd = os.open(parts[-1], disk.FILE_FLAGS, dir_fd=folder_fd)
             finally:
                 os.close(folder_fd)
@@ -98,9 +102,7 @@ def read_regular(fd: int, path: str, max_bytes: int | None) -> bytes:
     """All bytes of the open file `fd` from its start, refusing anything but a regular file (of
     at most `max_bytes`, when given)."""
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
-        raise CannotEdit(f"{path} is {kind}, not a note file; vaultmem edits only regular files")
+    refuse_special(st, path)
     if max_bytes is not None and st.st_size > max_bytes:
         raise CannotEdit(_too_large(path, st.st_size, max_bytes))
     chunks: list[bytes] = []
@@ -111,6 +113,29 @@ def read_regular(fd: int, path: str, max_bytes: int | None) -> bytes:
         if max_bytes is not None and size > max_bytes:  # grew while being read
             raise CannotEdit(_too_large(path, size, max_bytes))
     return b"".join(chunks)
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, as a person says it ("a socket")."""
+    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def refuse_special(st: os.stat_result, path: str) -> None:
+    """CannotEdit naming what `path` is, unless it is a regular file (a symlink, swapped in
+    since the path was resolved, counts as a change)."""
+    if stat.S_ISREG(st.st_mode):
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise CannotEdit(f"{path} changed while it was read; try again")
+    todo = (
+        "name a note in it"
+        if stat.S_ISDIR(st.st_mode)
+        else "move it out of the vault, then run `vaultmem reindex`"
+    )
+    raise CannotEdit(
+        f"{path} is {kind_of(st.st_mode)}, not a note file; vaultmem edits only regular files,"
+        f" so nothing was changed ({todo})"
+    )
 
 
 def _too_large(path: str, size: int, max_bytes: int) -> str:

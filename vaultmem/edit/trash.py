@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import logging
 import os
+import shlex
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from vaultmem.edit import disk, trash_log
+from vaultmem.edit.reading import kind_of
 from vaultmem.edit.writing import is_temporary
 from vaultmem.errors import CannotEdit, NoteExists, NoteNotFound
-
-log = logging.getLogger(__name__)
 
 TRASH = ".trash"
 KEEP = dt.timedelta(days=30)
@@ -72,9 +71,11 @@ def move_to_trash(
                     if not renamed:  # linked: the old name goes now
                         os.unlink(name, dir_fd=folder_fd)
                 except OSError as exc:
-                    _unlink_quietly(root_fd, trashed)  # the other link; the file stays
-                    raise CannotEdit(
-                        f"cannot move {path}: {exc.strerror}; nothing was moved"
+                    failed = _take_back(root_fd, trashed)  # the other link; the file stays
+                    if failed is None:
+                        raise _move_error(path, exc) from None
+                    raise _second_name_left(
+                        f"cannot move {path}: {exc.strerror}", path, "/".join(trashed), failed
                     ) from None
             finally:
                 os.close(fd)  # releases the note's lock
@@ -103,7 +104,7 @@ def _open_checked(
     elif stat.S_ISREG(st.st_mode):
         flags = disk.FILE_FLAGS
     else:
-        raise CannotEdit(f"{path} is not a file; vaultmem moves only notes and attachments")
+        raise _not_a_file(path, st.st_mode)
     try:
         fd = os.open(name, flags, dir_fd=folder_fd)
     except FileNotFoundError:
@@ -141,6 +142,11 @@ def current_digest(root: Path, path: str) -> str:
         try:
             folder_fd = disk.open_folder(root_fd, parts[:-1])
             try:
+                # never opened unless a regular file: a socket cannot be (ENXIO), a device
+                # may act on an open
+                st = os.stat(parts[-1], dir_fd=folder_fd, follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+                    raise _not_a_file(path, st.st_mode)
                 fd = os.open(parts[-1], disk.FILE_FLAGS, dir_fd=folder_fd)
             finally:
                 os.close(folder_fd)
@@ -149,11 +155,25 @@ def current_digest(root: Path, path: str) -> str:
         except OSError as exc:
             raise CannotEdit(f"cannot read {path}: {exc.strerror}; nothing was moved") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise CannotEdit(f"{path} is not a file; vaultmem moves only notes and attachments")
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(path, mode)
         return _digest(fd)
     finally:
         os.close(fd)
+
+
+def _not_a_file(path: str, mode: int) -> CannotEdit:
+    """The refusal to trash what is not a regular file, naming what it is."""
+    todo = (
+        "trash the notes in it one by one"
+        if stat.S_ISDIR(mode)
+        else "move it out of the vault yourself, then run `vaultmem reindex`"
+    )
+    return CannotEdit(
+        f"{path} is {kind_of(mode)}, not a note or attachment; vaultmem moves only regular"
+        f" files, so nothing was moved ({todo})"
+    )
 
 
 def _digest(fd: int) -> str:
@@ -205,10 +225,7 @@ def _link_into_trash(
             moved = os.stat(candidate, dir_fd=trash_fd, follow_symlinks=False)
             if (moved.st_dev, moved.st_ino) != (st.st_dev, st.st_ino):
                 # another program put a file at the name since the check: undo, move nothing
-                if renamed:
-                    _rename(candidate, name, trash_fd, folder_fd, path)
-                else:
-                    os.unlink(candidate, dir_fd=trash_fd)
+                _undo_move(folder_fd, name, trash_fd, candidate, renamed, path, folder)
                 raise disk.changed_on_disk(path, " (it was replaced while being moved)")
             disk.fsync_folder(trash_fd)
             return (*folder, candidate), renamed
@@ -235,6 +252,45 @@ def _rename(name: str, to: str, from_fd: int, to_fd: int, path: str) -> None:
         raise _move_error(path, exc) from None
 
 
+def _undo_move(
+    folder_fd: int,
+    name: str,
+    trash_fd: int,
+    candidate: str,
+    renamed: bool,
+    path: str,
+    folder: tuple[str, ...],
+) -> None:
+    """Take back the move of a file found replaced meanwhile; when that fails, CannotEdit
+    saying where the file is now and what to run (never "nothing was moved")."""
+    entry = "/".join((*folder, candidate))
+    replaced = f"{path} was replaced by another program while it was moved to the trash"
+    try:
+        if renamed:
+            os.rename(candidate, name, src_dir_fd=trash_fd, dst_dir_fd=folder_fd)
+        else:
+            os.unlink(candidate, dir_fd=trash_fd)
+    except OSError as exc:
+        if not renamed:
+            raise _second_name_left(replaced, path, entry, exc) from None
+        to = "" if candidate == name else f" --to {shlex.quote(path)}"
+        raise CannotEdit(
+            f"{replaced}, and putting it back failed ({exc.strerror or exc}): the new version"
+            f" is now in the trash at {entry}. Run `vaultmem restore {shlex.quote(entry)}{to}`"
+            " to put it back"
+        ) from None
+
+
+def _second_name_left(what: str, path: str, entry: str, exc: OSError) -> CannotEdit:
+    """The truth when a hard link made in the trash could not be removed again: the file is
+    still at `path`, and also at `entry`."""
+    return CannotEdit(
+        f"{what}; it stays where it is, but a second name for it is left in the trash at {entry}"
+        f" (taking that back failed: {exc.strerror or exc})."
+        f" `vaultmem trash purge {shlex.quote(entry)}` deletes that name and keeps {path}"
+    )
+
+
 def _move_error(path: str, exc: OSError) -> CannotEdit:
     return CannotEdit(f"cannot move {path}: {exc.strerror or exc}; nothing was moved")
 
@@ -245,15 +301,17 @@ def _folder_error(path: str, exc: OSError) -> Exception:
     return CannotEdit(f"cannot open the folder of {path}: {exc.strerror}")
 
 
-def _unlink_quietly(root_fd: int, parts: tuple[str, ...]) -> None:
+def _take_back(root_fd: int, parts: tuple[str, ...]) -> OSError | None:
+    """Remove the name `parts` made in the trash; the error when that fails."""
     try:
         fd = disk.open_folder(root_fd, parts[:-1])
         try:
             os.unlink(parts[-1], dir_fd=fd)
         finally:
             os.close(fd)
-    except OSError:
-        log.warning("vaultmem: could not take back %s", "/".join(parts))
+    except OSError as exc:
+        return exc
+    return None
 
 
 # --------------------------------------------------------------------------- listing

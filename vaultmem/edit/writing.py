@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultmem.edit import disk
-from vaultmem.edit.reading import NoteSource, read_regular
+from vaultmem.edit.reading import NoteSource, kind_of, read_regular
 from vaultmem.edit.text import ENCODING_NAMES, Line, Unencodable, encode
 from vaultmem.errors import CannotEdit, NoteExists
 from vaultmem.model import content_digest
@@ -159,6 +159,12 @@ def _open_note(folder_fd: int, name: str, path: str) -> int:
     except OSError as exc:
         if exc.errno in disk.SYMLINK_ERRNOS:
             raise disk.changed_on_disk(path, " (it was replaced by a symlink)") from None
+        try:  # a socket cannot be opened (ENXIO): name what took the note's place
+            mode = os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise disk.changed_on_disk(path, f" (it was replaced by {kind_of(mode)})") from None
         raise CannotEdit(f"cannot open {path}: {exc.strerror}; nothing was written") from None
 
 

@@ -95,7 +95,8 @@ def tools(runner: Runner) -> list[Tool]:
         Each result has the note's path and title, the heading of the matching section, its
         line range, a snippet and a score. Read more of a hit with read_note(path, heading).
         `mode` says which search ran and `notices` why it differs from the one asked for
-        (meaning search falls back to keywords when the model cannot run).
+        (meaning search falls back to keywords when the model cannot run);
+        `expired_hidden` counts the expired notes left out that would be results.
         """
         return await runner.answer(
             _search,
@@ -143,5 +144,10 @@ def _search(
         mtime=mtime,
         personas=personas,
         include_expired=include_expired,
+        count_expired=True,
     )
-    return structured(dialect.search_result(result))
+    out = dialect.search_result(result)
+    hidden = dialect.expired_notice(result.expired_hidden, "include_expired")
+    if hidden:
+        out["notices"].append(hidden)
+    return structured(out)
