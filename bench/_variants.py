@@ -1401,3 +1401,25 @@ VARIANTS.update({
     "compared0.3": lambda vault: _comparison(vault, 0.3),
     "compared0.5-nocand": lambda vault: _comparison(vault, 0.5, per_side=0),
 })
+
+
+def _vs_stop(vault: Any, compared: float = 0.0) -> Run:
+    """"vs" and "versus" as stop words (a comparison's marker, not what it is about), with the
+    comparison signal at `compared`."""
+    stop = search.STOPWORDS | {"vs", "versus"}
+    if compared:
+        make = _comparison(vault, compared)
+
+        def run(q: str) -> list[tuple[str, str]]:
+            with swapped(search, "STOPWORDS", stop):
+                return make(q)
+
+        return run
+    return _plain(vault, DEFAULTS, swap={"STOPWORDS": stop})
+
+
+VARIANTS.update({
+    "vsstop": lambda vault: _vs_stop(vault),
+    "compared0.5+vsstop": lambda vault: _vs_stop(vault, 0.5),
+    "compared1.0": lambda vault: _comparison(vault, 1.0),
+})
