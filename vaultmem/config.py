@@ -19,7 +19,7 @@ CONFIG_TEMPLATE = """\
 exclude = []
 
 # The embedding model for search by meaning: "auto" (the default: all-MiniLM-L6-v2 for vaults
-# up to 3,000 sections when `vaultmem[minilm]` is installed, the bundled wordllama beyond; the
+# up to 2,000 sections when `vaultmem[minilm]` is installed, the bundled wordllama beyond; the
 # choice is kept in the index), "minilm", "wordllama" (bundled, offline), "ollama:<model>"
 # (OLLAMA_URL), "openai:<model>" (OPENAI_BASE_URL, OPENAI_API_KEY).
 # embedder = "ollama:nomic-embed-text"

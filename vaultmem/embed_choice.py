@@ -28,8 +28,8 @@ AUTO_SPEC = "auto"
 MINILM_SPEC = "minilm"
 WORDLLAMA_SPEC = "wordllama"
 # Sections (what the indexer embeds) up to which `auto` takes MiniLM. Its first index at the
-# limit costs ~2.5 minutes on 2 idle cores (README, "What each model costs").
-AUTO_LIMIT = 3000
+# limit costs ~1.5 to 5 minutes of one core (docs/BENCHMARKS.md, round 5; README).
+AUTO_LIMIT = 2000
 META_KEY = "embed_choice"
 
 By = Literal["auto", "you"]

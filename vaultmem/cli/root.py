@@ -154,7 +154,7 @@ class _LazyGroup(click.Group):
     metavar="SPEC",
     envvar="VAULTMEM_EMBEDDER",
     show_envvar=True,
-    help="Embedding model: auto (default: minilm for vaults up to 3,000 sections when it is "
+    help="Embedding model: auto (default: minilm for vaults up to 2,000 sections when it is "
     "installed, wordllama beyond; the choice is kept in the index), wordllama (bundled), "
     "minilm (the 'minilm' extra), ollama[:MODEL], openai:MODEL, sentence-transformers:NAME.",
 )
