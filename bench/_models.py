@@ -176,7 +176,8 @@ def register() -> None:
 
     def make_embedder(spec: str | None = None) -> embed.Embedder:
         text = (spec or os.environ.get("VAULTMEM_EMBEDDER") or "").strip()
-        return make(text) if text.startswith(("e5-small", "static-minilm", "minilm-128")) else original(spec)
+        ours = text.startswith(("e5-small", "static-minilm", "minilm-128"))
+        return make(text) if ours else original(spec)
 
     make_embedder._bench_models = True  # type: ignore[attr-defined]
     embed.make_embedder = make_embedder
