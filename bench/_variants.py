@@ -459,6 +459,7 @@ VARIANTS.update({
     "note0.4": lambda vault: _plain(vault, replace(DEFAULTS, note=0.4)),
     "vec0.5": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.5)),
     "vec0.2": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.2)),
+    "vec0.4": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.4)),  # round 5 (MiniLM)
     "keyword0.7": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.7)),
     "heads8": lambda vault: _plain(vault, DEFAULTS, swap={
         "text.BM25": _bm25((10.0, 8.0, 8.0, 4.0, 2.0, 1.0, 0.25))}),
@@ -873,4 +874,553 @@ VARIANTS.update({
     "auth0.3+centroid0.3": lambda vault: _centroid(vault, 0.3, replace(DEFAULTS, authority=0.3)),
     "auth0.3+centroid0.3-nocand": lambda vault: _centroid(
         vault, 0.3, replace(DEFAULTS, authority=0.3), nearest=0),
+})
+
+
+# Round 5 (engineer X, session 4): query expansion by word neighbours, identifier words in
+# names, MiniLM title cards. Each is a variant of the real search (the defaults' weights).
+CARD_TOKENS = 32  # a MiniLM title card: a note's name and the start of its first section
+
+
+def card_texts(conn: Any) -> tuple[list[str], list[str]]:
+    """Each note's MiniLM card: its best name (the front matter title or H1 when the indexer
+    found one, else its title) and its first section as plain text; paths in the same order."""
+    rows = conn.execute(
+        "SELECT n.path, n.title, n.names, (SELECT f.body FROM chunks c JOIN chunks_fts f"
+        " ON f.rowid = c.id WHERE c.note_id = n.id ORDER BY c.seq LIMIT 1)"
+        " FROM notes n WHERE n.kind = 'note' ORDER BY n.path").fetchall()
+    paths, texts = [], []
+    for path, title, names, body in rows:
+        named = json.loads(names or "[]")
+        name = named[0] if named else title
+        paths.append(path)
+        texts.append(f"{name}. {search.plain_text(_MACRO.sub(_macro_word, (body or '')[:1500]))}")
+    return paths, texts
+
+
+def minilm_cards(conn: Any, cache: Any) -> tuple[Any, list[str]]:
+    """The notes' MiniLM card vectors (normalised), embedded once and kept in `cache` (.npz;
+    rebuilt when the notes differ); prints what embedding them cost."""
+    import os
+    import sys
+    import time
+
+    import numpy as np
+
+    from vaultmem import encoder
+
+    paths, texts = card_texts(conn)
+    if os.path.exists(cache):
+        held = np.load(cache, allow_pickle=False)
+        if list(held["paths"]) == paths:
+            return held["matrix"], paths
+    model = encoder.minilm()
+    cpu, wall = time.process_time(), time.perf_counter()
+    matrix = model.embed(texts, threads=1, max_tokens=CARD_TOKENS + 2)  # + [CLS] and [SEP]
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    print(f"MiniLM cards: {len(texts)} notes, {cpu:.1f} CPU-s, {wall:.1f} s wall,"
+          f" load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    np.savez(cache, matrix=matrix.astype(np.float32), paths=np.array(paths),
+             cpu_s=cpu, wall_s=wall)
+    return matrix, paths
+
+
+_SURFACE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\w+")
+
+
+def surface_words(text: str) -> set[str]:
+    """A text's words, lower-cased, with identifiers also split where their case changes
+    (`toUpperCase` gives touppercase, to, upper, case)."""
+    out = {w.lower() for w in re.findall(r"\w+", text)}
+    out |= {w.lower() for w in _SURFACE.findall(text)}
+    return {w for w in out if w.isalpha() and len(w) >= 3}
+
+
+def porter_stems(words: Sequence[str]) -> dict[str, str]:
+    """Each word's stem as the index's tokenizer makes it (FTS5's porter, asked in memory)."""
+    import sqlean
+
+    db = sqlean.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE w USING fts5(t, tokenize = 'porter unicode61"
+               " remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')")
+    db.executemany("INSERT INTO w(rowid, t) VALUES (?, ?)", enumerate(words, start=1))
+    stems = {words[doc - 1]: term for term, doc in db.execute("SELECT term, doc FROM v")}
+    return {w: stems.get(w, w) for w in words}
+
+
+class Vocabulary:
+    """The index's own words (surface forms, identifiers split), each with the number of
+    sections holding it and a word vector from `model` ("wordllama": the vault's model;
+    "minilm": the packaged MiniLM, each word alone through the encoder), kept in a cache."""
+
+    def __init__(self, conn: Any, model: str, cache: str, min_df: int = 2) -> None:
+        import os
+        import sys
+        import time
+
+        import numpy as np
+
+        self.model = model
+        if os.path.exists(cache):
+            held = np.load(cache, allow_pickle=False)
+            self.words = [str(w) for w in held["words"]]
+            self.df = held["df"]
+            self.matrix = held["matrix"]
+        else:
+            cpu, wall = time.process_time(), time.perf_counter()
+            df: dict[str, int] = {}
+            for heads, body in conn.execute("SELECT headings, body FROM chunks_fts"):
+                for w in surface_words(f"{heads}\n{body}"):
+                    df[w] = df.get(w, 0) + 1
+            self.words = sorted(w for w, n in df.items() if n >= min_df)
+            self.df = np.array([df[w] for w in self.words], dtype=np.int64)
+            counted = time.process_time() - cpu
+            self.matrix = self._embed(self.words)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            print(f"vocabulary ({model}): {len(self.words)} words; {counted:.1f} CPU-s counting,"
+                  f" {cpu - counted:.1f} embedding; {wall:.1f} s wall", file=sys.stderr,
+                  flush=True)
+            np.savez(cache, words=np.array(self.words), df=self.df, matrix=self.matrix)
+        self.at = {w: i for i, w in enumerate(self.words)}
+        self.prose = self._prose(conn, cache.replace(".npz", "-prose.npz"))
+        self.stem = porter_stems(self.words)
+        self.sections = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        self.cache: dict[str, Any] = {}
+
+    def _prose(self, conn: Any, cache: str) -> Any:
+        """Per word, the sections where it stands as a lower-case word of its own (prose, not
+        a fragment of an identifier such as `createArticle`)."""
+        import os
+
+        import numpy as np
+
+        if os.path.exists(cache):
+            return np.load(cache)["prose"]
+        counts = np.zeros(len(self.words), dtype=np.int64)
+        for heads, body in conn.execute("SELECT headings, body FROM chunks_fts"):
+            for w in set(re.findall(r"\b[a-z]+\b", f"{heads}\n{body}")):
+                i = self.at.get(w)
+                if i is not None:
+                    counts[i] += 1
+        np.savez(cache, prose=counts)
+        return counts
+
+    def _embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        if self.model == "minilm":
+            from vaultmem import encoder
+
+            v = encoder.minilm().embed(list(texts), threads=1)
+        else:
+            from vaultmem import embed
+
+            v = embed.WordLlamaEmbedder().embed(list(texts))
+        v = np.asarray(v, dtype=np.float32)
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+
+    def vector(self, text: str) -> Any:
+        if text not in self.cache:
+            i = self.at.get(text)
+            self.cache[text] = self.matrix[i] if i is not None else self._embed([text])[0]
+        return self.cache[text]
+
+    def neighbours(self, vec: Any, avoid: set[str], k: int, floor: float,
+                   max_share: float, min_prose: int = 0) -> list[tuple[str, float]]:
+        """The `k` words nearest `vec` at `floor` or more, not one of `avoid`'s stems and held
+        by at most `max_share` of the sections."""
+        import numpy as np
+
+        sims = self.matrix @ vec
+        out: list[tuple[str, float]] = []
+        stems = {self.stem.get(a) or porter_stems([a])[a] for a in avoid}
+        for i in np.argsort(-sims)[:60]:
+            if sims[i] < floor:
+                break
+            w = self.words[int(i)]
+            if w in avoid or self.stem[w] in stems or self.df[i] > max_share * self.sections:
+                continue
+            if any(w.startswith(a[:5]) and len(a) >= 5 for a in avoid):
+                continue
+            if min_prose and (self.prose[i] < min_prose
+                              or any(a in w or w in a for a in avoid if len(a) >= 3)):
+                continue
+            out.append((w, float(sims[i])))
+            if len(out) == k:
+                break
+        return out
+
+
+def _db_path(conn: Any) -> str:
+    return str(conn.execute("PRAGMA database_list").fetchone()[2])
+
+
+def _vocabulary(conn: Any, model: str) -> Vocabulary:
+    import hashlib
+
+    key = hashlib.blake2b(_db_path(conn).encode(), digest_size=6).hexdigest()
+    import os
+
+    folder = os.environ.get("VAULTMEM_BENCH_TMP", "/tmp")
+    return Vocabulary(conn, model, f"{folder}/vocab-{key}-{model}.npz")
+
+
+def expansion_words(vocab: Vocabulary, q: str, how: str, k: int, floor: float,
+                    max_share: float, min_prose: int = 0, word_share: float = 1.0) -> list[str]:
+    """Words of the index near the query's: per query word ("word") or near the whole query
+    ("query"), not the query's own words or their forms."""
+    words = search.query_words(q)
+    avoid = set(words)
+    if how == "query":
+        return [w for w, _ in vocab.neighbours(vocab._embed([q])[0], avoid, k, floor, max_share,
+                                                min_prose)]
+    out: list[str] = []
+    for w in words:
+        if len(w) < 3 or not w.isalpha():
+            continue
+        i = vocab.at.get(w)
+        if i is not None and vocab.df[i] > word_share * vocab.sections:
+            continue  # a common word: its neighbours are as common and say as little
+        for u, _ in vocab.neighbours(vocab.vector(w), avoid, k, floor, max_share, min_prose):
+            if u not in out:
+                out.append(u)
+    return out
+
+
+def _expanded(vault: Any, model: str = "wordllama", how: str = "word", k: int = 2,
+              floor: float = 0.45, weight: float = 0.3, max_share: float = 0.05,
+              notes: bool = True, log: bool = False, min_prose: int = 0,
+              word_share: float = 1.0, also: MakeSignals | None = None) -> Run:
+    """The query's keyword evidence plus `weight` x the bm25 of its expansion words (word
+    neighbours in the index's vocabulary), for sections and whole notes: bm25 is a sum over
+    the query's terms, so this is bm25 with the expansion terms weighted `weight`."""
+    conn = vault.conn
+    vocab = _vocabulary(conn, model)
+    first = _first_sections(conn)
+    from vaultmem import store
+
+    def make(q: str, cands: Sequence[ranking.Candidate], kwargs: dict[str, Any]
+             ) -> list[ranking.Candidate]:
+        extra = expansion_words(vocab, q, how, k, floor, max_share, min_prose, word_share)
+        if log:
+            print(f"  {q!r} + {extra}", flush=True)
+        if not extra:
+            return list(cands)
+        match = " OR ".join(f'"{w}"' for w in extra)
+        by_id = {c.chunk_id: c for c in cands}
+        for m in store.keyword_chunks(conn, match, search.CANDIDATES):
+            old = by_id.get(m.id)
+            add = weight * -m.bm25
+            if old is None:
+                by_id[m.id] = ranking.Candidate(m.id, m.path, m.title, m.heading, m.start_line,
+                                                m.end_line, keyword=add)
+            else:
+                by_id[m.id] = replace(old, keyword=(old.keyword or 0.0) + add)
+        out = list(by_id.values())
+        if notes and kwargs.get("note_scores") is not None:
+            text = q
+            whole = search.fts_queries(
+                text, search.common_words(conn, search.query_words(text), "notes"))
+            raw = dict(search._whole_notes(conn, whole)) if whole else {}
+            for p, s in store.keyword_notes(conn, match, search.NOTES_SCORED):
+                raw[p] = raw.get(p, 0.0) + weight * s
+            top = max(raw.values(), default=0.0)
+            if top > 0:
+                kwargs["note_scores"] = {p: s / top for p, s in raw.items()}
+                have = {c.path for c in out}
+                best = sorted(raw, key=lambda p: -raw[p])[:search.NOTE_CANDIDATES]
+                out += [first[p] for p in best if p not in have and p in first]
+        return out
+
+    plain_rank = ranking.rank
+    state: dict[str, str] = {}
+
+    def rank(*args: Any, **kwargs: Any) -> list[ranking.Ranked]:
+        cands = make(state["q"], args[0], kwargs)
+        if also is not None:
+            more, signals = also(state["q"], cands)
+            have = {c.chunk_id for c in cands}
+            cands += [c for c in more if c.chunk_id not in have]
+            kwargs["signals"] = (*kwargs.get("signals", ()), *signals)
+        return plain_rank(cands, *args[1:], **kwargs)
+
+    def run(q: str) -> list[tuple[str, str]]:
+        state["q"] = q
+        query = search.Query(q, 10, "hybrid", weights=DEFAULTS)
+        with swapped(ranking, "rank", rank):
+            result = search.run(vault.conn, query, vault.embedder, None,
+                                vault.index.current_matrix())
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
+VARIANTS.update({
+    "r5-defaults": lambda vault: _with_signals(vault, DEFAULTS, lambda q, c: ([], [])),
+    "xw-wl": lambda vault: _expanded(vault, "wordllama"),
+    "xw-wl-log": lambda vault: _expanded(vault, "wordllama", log=True),
+    "xw-ml": lambda vault: _expanded(vault, "minilm", floor=0.55),
+    "xw-ml-log": lambda vault: _expanded(vault, "minilm", floor=0.55, log=True),
+    "xq-ml-log": lambda vault: _expanded(vault, "minilm", "query", k=5, floor=0.45, log=True),
+    "xq-wl-log": lambda vault: _expanded(vault, "wordllama", "query", k=5, floor=0.5, log=True),
+})
+
+
+def _card_maker(vault: Any, weight: float, nearest: int = 20) -> MakeSignals:
+    """A `card` signal from MiniLM title cards (minilm_cards): the query's MiniLM similarity
+    to each candidate note's card, scaled between the lowest and highest among the
+    candidates; the `nearest` notes by it join the candidates (by their first section)."""
+    import hashlib
+    import os
+
+    import numpy as np
+
+    from vaultmem import encoder
+
+    conn = vault.conn
+    key = hashlib.blake2b(_db_path(conn).encode(), digest_size=6).hexdigest()
+    folder = os.environ.get("VAULTMEM_BENCH_TMP", "/tmp")
+    matrix, paths = minilm_cards(conn, f"{folder}/cards-{key}.npz")
+    index = {p: i for i, p in enumerate(paths)}
+    first = _first_sections(conn)
+    model = encoder.minilm()
+
+    def make(q: str, cands: Sequence[ranking.Candidate]) -> tuple[list[Any], list[Signal]]:
+        vec = model.embed([q])[0]
+        vec = vec / max(float(np.linalg.norm(vec)), 1e-9)
+        extra = []
+        if nearest:
+            sims = matrix @ vec
+            extra = [first[paths[int(i)]] for i in np.argsort(-sims)[:nearest]
+                     if paths[int(i)] in first]
+        pool = [p for p in {c.path for c in cands} | {c.path for c in extra} if p in index]
+        got = dict(zip(pool, (matrix[[index[p] for p in pool]] @ vec).tolist(), strict=True))
+        low, high = (min(got.values()), max(got.values())) if got else (0.0, 1.0)
+        spread = high - low
+        values = {p: (s - low) / spread if spread > 0 else 0.0 for p, s in got.items()}
+        return extra, [("card", weight, values)]
+
+    return make
+
+
+def _minilm_card(vault: Any, weight: float, nearest: int = 20,
+                 weights: ranking.Weights | None = None) -> Run:
+    return _with_signals(vault, weights or DEFAULTS, _card_maker(vault, weight, nearest))
+
+
+VARIANTS.update({
+    "mcard0.3": lambda vault: _minilm_card(vault, 0.3),
+    "mcard0.5": lambda vault: _minilm_card(vault, 0.5),
+    "mcard0.3-nocand": lambda vault: _minilm_card(vault, 0.3, nearest=0),
+})
+
+
+def _x2(model: str, how: str = "word", **kw: Any) -> Callable[[Any], Run]:
+    """Expansion with prose words only (5 sections or more, no compound of a query word),
+    of the query's words held by at most 2 % of the sections."""
+    return lambda vault: _expanded(vault, model, how, **{
+        "min_prose": 5, "word_share": 0.02, **kw})
+
+
+VARIANTS.update({
+    "x2w-wl0.3": _x2("wordllama", floor=0.45),
+    "x2w-ml0.3": _x2("minilm", floor=0.55),
+    "x2w-ml0.15": _x2("minilm", floor=0.55, weight=0.15),
+    "x2w-ml0.3-log": _x2("minilm", floor=0.55, log=True),
+    "x2q-ml0.3": _x2("minilm", "query", k=4, floor=0.45),
+    "x2q-ml0.15": _x2("minilm", "query", k=4, floor=0.45, weight=0.15),
+    "x2q-ml0.3-log": _x2("minilm", "query", k=4, floor=0.45, log=True),
+})
+
+
+def split_identifier(name: str, known: Any = None) -> str:
+    """A name's identifiers as words: split where the case changes (`toUpperCase` -> to Upper
+    Case) and, given `known` (a set of words), a lower-case compound into two or three known
+    words (`keydown` -> key down, `setinterval` -> set interval); "" when nothing splits."""
+    out: list[str] = []
+    changed = False
+    for token in re.findall(r"\w+", name):
+        pieces = _SURFACE.findall(token)
+        if len(pieces) > 1:
+            out += pieces
+            changed = True
+            continue
+        parts = _compound(token.lower(), known) if known else None
+        if parts:
+            out += parts
+            changed = True
+        else:
+            out.append(token)
+    return " ".join(out) if changed else ""
+
+
+def _compound(word: str, known: Any, depth: int = 0) -> list[str] | None:
+    """`word` as two or three words of `known` (each of 3 letters or more), longest first."""
+    if len(word) < 6 or depth > 1:
+        return None
+    for cut in range(len(word) - 3, 2, -1):
+        head, tail = word[:cut], word[cut:]
+        if head in known:
+            if tail in known:
+                return [head, tail]
+            rest = _compound(tail, known, depth + 1)
+            if rest:
+                return [head, *rest]
+    return None
+
+
+def _idnames(vault: Any, title: bool = True, note: bool = True, compounds: bool = True,
+             weights: ranking.Weights | None = None, split: bool = True) -> Run:
+    """Identifiers in names split into words: for the title signal (one more name per note)
+    and for the whole-note match (NoteBm25 over names with the split forms added)."""
+    conn = vault.conn
+    known: set[str] | None = None
+    if compounds:
+        vocab = _vocabulary(conn, "wordllama")
+        known = {w for w, n in zip(vocab.words, vocab.prose, strict=True) if n >= 20}
+    plain = dict(conn.execute("SELECT path, names FROM notes WHERE kind = 'note'").fetchall())
+    titles = dict(conn.execute("SELECT path, title FROM notes WHERE kind = 'note'").fetchall())
+
+    class Split(Names):
+        def __getitem__(self, path: str) -> tuple[str, ...]:
+            if path not in self.cache:
+                own = (titles.get(path, ""), *json.loads(plain.get(path) or "[]"))
+                extra = [s for n in own if split and (s := split_identifier(n, known))]
+                self.cache[path] = (*own, *dict.fromkeys(extra))
+            return self.cache[path]
+
+    names = Split(conn)
+    whole = NoteBm25(conn, names, props=True) if note else None
+    first = _first_sections(conn)
+    plain_rank = ranking.rank
+    state: dict[str, str] = {}
+
+    def rank(*args: Any, **kwargs: Any) -> list[ranking.Ranked]:
+        cands = list(args[0])
+        if title:
+            kwargs["names"] = names
+        if whole is not None and kwargs.get("note_scores") is not None:
+            words = search.query_words(state["q"])
+            common = search.common_words(conn, words, "notes")
+            scores = whole.scores([w for w in words if w not in common] or words)
+            kwargs["note_scores"] = scores
+            have = {c.path for c in cands}
+            best = sorted(scores, key=lambda p: -scores[p])[:search.NOTE_CANDIDATES]
+            cands += [first[p] for p in best if p not in have and p in first]
+        return plain_rank(cands, *args[1:], **kwargs)
+
+    def run(q: str) -> list[tuple[str, str]]:
+        state["q"] = q
+        query = search.Query(q, 10, "hybrid", weights=weights or DEFAULTS)
+        with swapped(ranking, "rank", rank):
+            result = search.run(conn, query, vault.embedder, None, vault.index.current_matrix())
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
+VARIANTS.update({
+    "idnames": lambda vault: _idnames(vault),
+    "idnames-nocomp": lambda vault: _idnames(vault, compounds=False),
+    "idnames-title": lambda vault: _idnames(vault, note=False),
+    "notebm25-control": lambda vault: _idnames(vault, title=False, split=False),
+})
+
+VARIANTS.update({
+    "mcard0.5-nocand": lambda vault: _minilm_card(vault, 0.5, nearest=0),
+    "mcard0.4-nocand": lambda vault: _minilm_card(vault, 0.4, nearest=0),
+    "mcard0.3+x2q": lambda vault: _x2("minilm", "query", k=4, floor=0.45,
+                                      also=_card_maker(vault, 0.3, 0))(vault),
+    "mcard0.5+x2q": lambda vault: _x2("minilm", "query", k=4, floor=0.45,
+                                      also=_card_maker(vault, 0.5, 0))(vault),
+    "mcard0.3+x2w-wl": lambda vault: _x2("wordllama", floor=0.45,
+                                         also=_card_maker(vault, 0.3, 0))(vault),
+    "x2w-wl0.2": _x2("wordllama", floor=0.45, weight=0.2),
+    "x2w-wl0.3-k1": _x2("wordllama", floor=0.45, k=1),
+    "x2w-wl0.3-f0.5": _x2("wordllama", floor=0.5),
+})
+
+
+_COMPARED = (re.compile(r"^(.+?)\s+(?:vs\.?|versus)\s+(.+?)\??$", re.IGNORECASE),
+             re.compile(r"difference between (.+?) and (.+?)\??$", re.IGNORECASE))
+_OPERATOR = re.compile(r"[=!<>&|+\-*/%^~?:.]{2,}")
+
+
+def compared_sides(q: str) -> list[str]:
+    """The two things a comparison names ("== vs ===", "difference between let and var")."""
+    for pattern in _COMPARED:
+        m = pattern.search(q.strip())
+        if m:
+            return [m.group(1).strip(), m.group(2).strip()]
+    return []
+
+
+def side_match(side: str, names: Sequence[str]) -> float:
+    """How well one of `names` is what one side of a comparison names: by its words (stop
+    words kept: "for in" is the name `for...in`), or, for a side of symbols only ("=="), a name
+    holding that operator as its own token."""
+    words = {w.lower() for w in re.findall(r"\w+", side)}
+    if words:
+        return ranking.name_match(words, names)
+    ops = set(_OPERATOR.findall(side))
+    if not ops:
+        return 0.0
+    return 1.0 if any(ops & set(_OPERATOR.findall(n)) for n in names) else 0.0
+
+
+def _comparison(vault: Any, weight: float = 0.5, per_side: int = 5, floor: float = 0.5) -> Run:
+    """A comparison's two sides as names: the notes each side names best join the candidates
+    (`per_side` at most, side_match `floor` or more), and a `compared` signal (`weight` x the
+    better side's match) scores every candidate."""
+    conn = vault.conn
+    rows = conn.execute("SELECT path, title, names, aliases FROM notes WHERE kind = 'note'")
+    every = {p: (t, *json.loads(n or "[]"), *json.loads(a or "[]")) for p, t, n, a in rows}
+    first = _first_sections(conn)
+
+    def make(q: str, cands: Sequence[ranking.Candidate]) -> tuple[list[Any], list[Signal]]:
+        sides = compared_sides(q)
+        if not sides:
+            return [], []
+        extra, values = [], {}
+        for side in sides:
+            scored = sorted(((side_match(side, ns), p) for p, ns in every.items()),
+                            key=lambda sp: (-sp[0], sp[1]))
+            extra += [first[p] for s, p in scored[:per_side] if s >= floor and p in first]
+        for path in {c.path for c in cands} | {c.path for c in extra}:
+            best = max(side_match(side, every.get(path, ())) for side in sides)
+            if best:
+                values[path] = best
+        return extra, [("compared", weight, values)]
+
+    return _with_signals(vault, DEFAULTS, make)
+
+
+VARIANTS.update({
+    "compared0.5": lambda vault: _comparison(vault, 0.5),
+    "compared0.3": lambda vault: _comparison(vault, 0.3),
+    "compared0.5-nocand": lambda vault: _comparison(vault, 0.5, per_side=0),
+})
+
+
+def _vs_stop(vault: Any, compared: float = 0.0) -> Run:
+    """"vs" and "versus" as stop words (a comparison's marker, not what it is about), with the
+    comparison signal at `compared`."""
+    stop = search.STOPWORDS | {"vs", "versus"}
+    if compared:
+        make = _comparison(vault, compared)
+
+        def run(q: str) -> list[tuple[str, str]]:
+            with swapped(search, "STOPWORDS", stop):
+                return make(q)
+
+        return run
+    return _plain(vault, DEFAULTS, swap={"STOPWORDS": stop})
+
+
+VARIANTS.update({
+    "vsstop": lambda vault: _vs_stop(vault),
+    "compared0.5+vsstop": lambda vault: _vs_stop(vault, 0.5),
+    "compared1.0": lambda vault: _comparison(vault, 1.0),
 })

@@ -56,7 +56,8 @@ def main() -> None:
     parser.add_argument("--variants", default="",
                         help="experimental rankings from bench/_variants.py, comma-separated")
     parser.add_argument("--limit-queries", type=int)
-    parser.add_argument("--only", help="run only the variants whose label contains this")
+    parser.add_argument("--only", help="run only the variants whose label contains this"
+                        " (alternatives separated by |)")
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -101,7 +102,7 @@ def main() -> None:
                     return [(h.path, h.header) for h in hits.hits]
                 runs.append((label, run))
         for label, run in runs:
-            if args.only and args.only not in label:
+            if args.only and not any(part in label for part in args.only.split("|")):
                 continue
             scores, ms = [], []
             with threadpool_limits(limits=1):

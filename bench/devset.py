@@ -214,13 +214,15 @@ def run_set(name: str, args: argparse.Namespace, variants: dict[str, Any]) -> di
     if args.embedder:
         vault.embedder_spec = args.embedder
     print(f"[{name}] {len(questions)} questions; indexing {root} …", file=sys.stderr, flush=True)
-    started = time.perf_counter()
+    started, cpu_started, load = time.perf_counter(), time.process_time(), os.getloadavg()
     report = vault.reindex()
     reindex_s = time.perf_counter() - started
+    reindex_cpu_s = time.process_time() - cpu_started  # this process (the embedding's)
     emb = getattr(report, "embeddings", None)
     if emb is not None and getattr(emb, "notice", None):
         die(f"{name}: {emb.notice}")
-    print(f"  reindex {reindex_s:.1f}s ({report.changed} notes changed"
+    print(f"  reindex {reindex_s:.1f}s wall, {reindex_cpu_s:.1f}s CPU, load {load[0]:.1f}"
+          f" ({report.changed} notes changed"
           + (f"; {emb.embedded} sections embedded, {emb.reused} reused, {emb.model}" if emb
              else "") + ")", file=sys.stderr, flush=True)
     vault.warm(background=False)
@@ -271,6 +273,7 @@ def run_set(name: str, args: argparse.Namespace, variants: dict[str, Any]) -> di
             }
     return {"set": name, "questions": len(questions), "vault": str(root), "index": str(index),
             "embedder": emb.model if emb else None, "reindex_s": reindex_s,
+            "reindex_cpu_s": reindex_cpu_s, "load_before": load,
             "results": results, "per_question": per_question}
 
 

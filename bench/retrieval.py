@@ -56,6 +56,7 @@ import json
 import math
 import os
 import re
+import resource
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -542,6 +543,9 @@ def prepare_vaultmem(ds: Dataset, root: Path, index: Path, full: bool) -> tuple[
             Path(str(index) + suffix).unlink(missing_ok=True)
     vault = Vault(root, index)
     started = time.perf_counter()
+    cpu_started = time.process_time()  # this process: parsing's pool and the embedding
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_before = os.getloadavg()
     try:
         report = vault.reindex()
     except Exception as exc:  # e.g. an index from an older schema: start over
@@ -550,7 +554,12 @@ def prepare_vaultmem(ds: Dataset, root: Path, index: Path, full: bool) -> tuple[
         vault = Vault(root, index)
         report = vault.reindex(full=True)
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_children = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
     info = {"notes": report.notes, "changed": report.changed, "reindex_s": seconds,
+            "reindex_cpu_s": round(cpu, 2), "reindex_children_cpu_s": round(cpu_children, 2),
+            "load_before": load_before, "load_after": os.getloadavg(),
             "index_mb": sum(p.stat().st_size for p in index.parent.glob(index.name + "*")) / 1e6,
             "full_rebuild": full, "search_signature": str(inspect.signature(Vault.search))}
     mode_param = inspect.signature(Vault.search).parameters.get("mode")
@@ -582,7 +591,8 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
     vault, vm_info = prepare_vaultmem(ds, root, index, args.reindex)
     emb = vm_info.get("embeddings")
     print(f"  vaultmem reindex: {vm_info['changed']} notes (re)indexed in "
-          f"{vm_info['reindex_s']:.1f}s"
+          f"{vm_info['reindex_s']:.1f}s wall, {vm_info['reindex_cpu_s']:.1f}s CPU"
+          f" (+{vm_info['reindex_children_cpu_s']:.1f}s in workers)"
           + (f"; vectors: {emb.get('embedded')} embedded, {emb.get('reused')} reused "
              f"({emb.get('model')})" if isinstance(emb, dict) else ""),
           file=sys.stderr, flush=True)

@@ -335,7 +335,8 @@ def test_an_unknown_spec_lists_the_valid_forms(spec: str) -> None:
     with pytest.raises(UsageError) as caught:
         make_embedder(spec)
     assert str(caught.value) == (
-        f"unknown embedder {spec!r}: use one of wordllama (the bundled model, default),"
+        f"unknown embedder {spec!r}: use one of auto (the default: minilm for small vaults,"
+        " wordllama beyond), wordllama (the bundled model),"
         " minilm (all-MiniLM-L6-v2 from a model package), ollama, ollama:<model>,"
         " openai:<model>, sentence-transformers:<name or path>"
     )

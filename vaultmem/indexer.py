@@ -28,6 +28,7 @@ from vaultmem.scan import Unreadable, VaultFile, name_problem, read_note, scan, 
 
 if TYPE_CHECKING:
     from vaultmem.embed import Embedder
+    from vaultmem.embed_choice import Choice
 
 BATCH_FILES = 400
 BATCH_SECONDS = 2.0
@@ -35,8 +36,12 @@ PARALLEL_MIN = 300  # below this many notes to parse, starting worker processes 
 MAX_WORKERS = 4
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")  # the line ends the parser counts lines by
 
-# progress(phase, done, total): phase is "scan", "parse" or "links"
+# progress(phase, done, total): phase is "scan", "parse", "links" or "embed"
 Progress = Callable[[str, int, int], None]
+# pick(sections, model, previous, again): the embedder for a vault of `sections` sections whose
+# index holds vectors of `model` chosen as `previous` (`again`: every vector is made anew), and
+# the choice to record beside its vectors; called once the text index is up to date
+PickEmbedder = Callable[[int, "str | None", "Choice | None", bool], "tuple[Embedder, Choice]"]
 
 
 @dataclass(frozen=True)
@@ -276,20 +281,26 @@ def reindex(
     progress: Progress | None = None,
     wait: float = 60.0,
     on_wait: Callable[[str], None] | None = None,
-    embedder: Embedder | None = None,
+    embedder: Embedder | PickEmbedder | None = None,
     redo_embeddings: bool = False,
 ) -> ReindexReport:
     """Index `vault` into `index_path`; incremental unless `full` (or no index exists).
 
     With an `embedder`, chunks without a vector get one afterwards (`redo_embeddings` first
-    drops every vector, e.g. to switch models).
+    drops every vector, e.g. to switch models). Given a `PickEmbedder` instead, it chooses
+    the model once the vault's size is known, and its choice is kept in the index.
     """
+    from vaultmem import embed_choice
+
     started = time.perf_counter()
     if index_path.is_dir():
         raise UsageError(f"the index path {index_path} is a folder, not a file: pass --index FILE")
     with lock(index_path, wait, on_wait):
         conn = _open_for_reindex(index_path, full)
         try:
+            # what a full rebuild's reset forgets: the model and why it was chosen
+            model_before = store.get_meta(conn, "embed_model")
+            previous = embed_choice.recorded(conn)
             # A full rebuild is one transaction: searches meanwhile (other threads, the MCP
             # server, the TUI) keep the whole old index, vectors too, until the whole new
             # one commits; never an empty or half-built one. (A killed one leaves the old.)
@@ -298,7 +309,9 @@ def reindex(
                     store.reset(conn)
                 report = _reindex(conn, vault, config, full, progress, started)
                 if embedder is not None:
-                    vectors = embed_chunks(conn, embedder, redo_embeddings, progress)
+                    vectors = _embed_picked(
+                        conn, embedder, model_before, previous, redo_embeddings, progress
+                    )
                     report = replace(
                         report,
                         embeddings=vectors,
@@ -308,6 +321,30 @@ def reindex(
             return report
         finally:
             conn.close()
+
+
+def _embed_picked(
+    conn: store.Connection,
+    embedder: Embedder | PickEmbedder,
+    model_before: str | None,
+    previous: Choice | None,
+    redo: bool,
+    progress: Progress | None,
+) -> EmbedReport:
+    """embed_chunks with the embedder given, or the one `embedder` picks (and its choice
+    recorded beside the vectors it made, its notice in the report)."""
+    from vaultmem import embed_choice
+    from vaultmem.embed import Embedder
+
+    if isinstance(embedder, Embedder):
+        return embed_chunks(conn, embedder, redo, progress)
+    model, choice = embedder(store.section_count(conn), model_before, previous, redo)
+    report = embed_chunks(conn, model, redo or choice.redo, progress)
+    if store.get_meta(conn, "embed_model") == model.name:
+        with store.transaction(conn):
+            embed_choice.record(conn, choice, model.name)
+    notices = [n for n in (choice.notice, report.notice) if n]
+    return replace(report, notice="; ".join(notices) or None)
 
 
 EMBED_BATCH = 512
@@ -356,6 +393,8 @@ def embed_chunks(
         todo += [(i, h) for i, h, v in reused if len(v) != width * 4]
         reused = [r for r in reused if len(r[2]) == width * 4]
     embedded = 0
+    if progress and todo:
+        progress("embed", 0, len(todo))  # a slow model's bar shows before its first batch
     try:
         if reused:
             with store.transaction(conn):
@@ -368,7 +407,8 @@ def embed_chunks(
                 [
                     f"{texts[i].headings}\n{texts[i].body}".strip()[:EMBED_MAX_CHARS]
                     for i, _ in batch
-                ]
+                ],
+                progress=_within(progress, embedded, len(todo)),
             )
             if width is not None and vectors.shape[1] != width:
                 # The model behind the name changed (a server's model replaced): what it gave
@@ -409,6 +449,14 @@ def embed_chunks(
     return EmbedReport(
         embedder.name, embedded, len(reused), round(time.perf_counter() - started, 3)
     )
+
+
+def _within(progress: Progress | None, before: int, total: int) -> Callable[[int], None] | None:
+    """Progress inside one batch of sections: a slow model (MiniLM, ~10-30 sections a
+    second) moves the bar every few seconds, not once a batch of 512."""
+    if progress is None:
+        return None
+    return lambda rows: progress("embed", before + rows, total)
 
 
 def _reindex(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vaultmem import edit, health, store
 from vaultmem.config import Config, load_config, write_default_config
-from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultNotFound
+from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultmemError, VaultNotFound
 from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
 from vaultmem.indexer import Progress, ReindexReport
@@ -61,6 +61,7 @@ from vaultmem.writer import Applied, Restored, Trashed, Writer
 if TYPE_CHECKING:
     import networkx as nx  # loaded by the graph's own code paths: 0.2 s of a CLI start
 
+    from vaultmem import embed_choice
     from vaultmem import graph as link_graph
     from vaultmem.capturing import Captures
     from vaultmem.embed import Embedder
@@ -230,7 +231,7 @@ class Vault:
             progress=progress,
             wait=wait,
             on_wait=on_wait,
-            embedder=self.embedder() if embed else None,
+            embedder=self._pick_embedder if embed else None,
             redo_embeddings=redo_embeddings,
         )
 
@@ -251,13 +252,71 @@ class Vault:
     # ---- models
 
     def embedder(self) -> Embedder:
-        """The embedding model (--embedder, $VAULTMEM_EMBEDDER, config, else wordllama)."""
+        """The embedding model (--embedder, $VAULTMEM_EMBEDDER, config), else `auto`'s choice
+        for the index as it is (vaultmem/embed_choice.py: MiniLM for small vaults, wordllama
+        beyond; a switch waits for the next reindex)."""
         with self._embedder_lock:  # loading a model twice from two threads wastes seconds
             if self._embedder is None:
+                from vaultmem import embed_choice
                 from vaultmem.embed import make_embedder
 
-                self._embedder = make_embedder(self.embedder_spec or self.config.embedder)
+                spec = self._wanted_embedder()
+                if spec is None:
+                    sections, model, previous = self._index_facts()
+                    spec = embed_choice.for_search(
+                        sections, model, previous, _minilm_installed()
+                    ).spec
+                self._embedder = make_embedder(spec)
             return self._embedder
+
+    def _wanted_embedder(self) -> str | None:
+        """The model someone named (--embedder, $VAULTMEM_EMBEDDER, the config), or None for
+        `auto`."""
+        from vaultmem import embed_choice
+
+        spec = self.embedder_spec or self.config.embedder or os.environ.get("VAULTMEM_EMBEDDER")
+        return None if embed_choice.is_auto(spec) else str(spec).strip()
+
+    def _index_facts(self) -> tuple[int, str | None, embed_choice.Choice | None]:
+        """The index's sections, its vectors' model and the choice recorded for it (0, None,
+        None when there is no index yet)."""
+        from vaultmem import embed_choice
+
+        try:
+            conn = self.conn
+            return (
+                store.section_count(conn),
+                store.get_meta(conn, "embed_model"),
+                embed_choice.recorded(conn),
+            )
+        except VaultmemError:
+            return 0, None, None
+
+    def _pick_embedder(
+        self,
+        sections: int,
+        model: str | None,
+        previous: embed_choice.Choice | None,
+        again: bool,
+    ) -> tuple[Embedder, embed_choice.Choice]:
+        """The reindex's model, once the vault's size is known: the one named, else auto's
+        (which may switch models, once, with a notice). Searches in this process then use it."""
+        from vaultmem import embed_choice
+        from vaultmem.embed import make_embedder
+
+        spec = self._wanted_embedder()
+        if spec is not None:
+            choice = embed_choice.explicit(spec)
+        else:
+            installed = _minilm_installed()
+            choice = embed_choice.decide(sections, model, previous, installed, again=again)
+        with self._embedder_lock:
+            current = self._embedder
+            if current is None or (
+                spec is None and embed_choice.model_spec(current.name) != choice.spec
+            ):
+                current = self._embedder = make_embedder(choice.spec)
+            return current, choice
 
     def reranker(self, wanted: bool | None = None) -> tuple[Reranker | None, str | None]:
         """The re-ranking step for a search, and a notice when it was asked for but cannot
@@ -525,3 +584,10 @@ class Vault:
         if older_than is None:
             return self.writer.purge(entries=entries, now=now)
         return self.writer.purge(older_than=older_than, entries=entries, now=now)
+
+
+def _minilm_installed() -> bool:
+    """Whether a package that ships all-MiniLM-L6-v2 is installed (found without loading it)."""
+    from vaultmem.encoder import find_minilm
+
+    return find_minilm() is not None

@@ -251,6 +251,7 @@ def stats(obj: Ctx, as_json: bool) -> None:
 def stats_lines(s: Stats, now: float) -> list[tuple[str, str]]:
     """The figures as a person reads them: counts with their parts, a size, a local time."""
     vectors = f"{s.vectors:,}" + (f" ({s.embed_model})" if s.embed_model else "")
+    rows = [("meaning model", s.embed_reason)] if s.embed_reason else []
     last = "never"
     if s.last_reindex is not None:
         when = dt.datetime.fromtimestamp(s.last_reindex).strftime("%Y-%m-%d %H:%M")
@@ -260,6 +261,7 @@ def stats_lines(s: Stats, now: float) -> list[tuple[str, str]]:
         ("attachments", f"{s.attachments:,}"),
         ("sections", f"{s.chunks:,}"),
         ("vectors", vectors),
+        *rows,
         (
             "links",
             f"{s.links:,} ({s.resolved_links:,} resolved, {s.wanted_links:,} to "

@@ -237,8 +237,9 @@ class _LazyGroup(click.Group):
     metavar="SPEC",
     envvar="VAULTMEM_EMBEDDER",
     show_envvar=True,
-    help="Embedding model: wordllama (bundled, default), minilm (the 'minilm' extra), "
-    "ollama[:MODEL], openai:MODEL, sentence-transformers:NAME.",
+    help="Embedding model: auto (default: minilm for vaults up to 2,000 sections when it is "
+    "installed, wordllama beyond; the choice is kept in the index), wordllama (bundled), "
+    "minilm (the 'minilm' extra), ollama[:MODEL], openai:MODEL, sentence-transformers:NAME.",
 )
 @click.option(
     "--llm",

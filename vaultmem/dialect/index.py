@@ -86,6 +86,8 @@ class StatsOut(TypedDict):
     chunks: int
     vectors: int
     embed_model: str | None
+    embed_chosen_by: str | None  # "auto" (vaultmem, by the vault's size) or "you"; None: unknown
+    embed_reason: str | None  # why this model, in words
     links: int
     resolved_links: int
     wanted_links: int
@@ -116,6 +118,8 @@ def stats(s: Stats) -> StatsOut:
         "chunks": s.chunks,
         "vectors": s.vectors,
         "embed_model": s.embed_model,
+        "embed_chosen_by": s.embed_by,
+        "embed_reason": s.embed_reason,
         "links": s.links,
         "resolved_links": s.resolved_links,
         "wanted_links": s.wanted_links,
