@@ -114,7 +114,11 @@ def _vocabulary(text: str) -> tuple[frozenset[str], frozenset[str]]:
 def _held(words: Iterable[str], have: frozenset[str], starts: frozenset[str]) -> int:
     """How many of `words` are in `have`, or, being longer than STEM letters, start as one of
     `starts` does (a simple stemming: "managing" finds "manager")."""
-    return sum(1 for w in words if w in have or (len(w) > STEM and w[:STEM] in starts))
+    n = 0
+    for w in words:  # a plain loop: half the cost of sum() over a generator, counted alike
+        if w in have or (len(w) > STEM and w[:STEM] in starts):
+            n += 1
+    return n
 
 
 def _share(query: set[str], text: str) -> float:
@@ -153,6 +157,50 @@ def _name_match(asked: frozenset[str], asked_starts: frozenset[str], names: Sequ
         hit_n = _held(have, asked, asked_starts)
         best = max(best, (hit_q / len(asked)) * (hit_n / len(have)))
     return best
+
+
+@dataclass
+class Memo:
+    """One search's text scores (a heading's or a path's share of the query, a note's name
+    match), some computed ahead by `prepare` while the search waits for its vectors; `rank`
+    computes the rest and reads all back: the same values either way."""
+
+    query_words: frozenset[str]
+    shares: dict[str, float] = field(default_factory=dict)
+    names: dict[tuple[str, ...], float] = field(default_factory=dict)
+    starts: frozenset[str] = frozenset()  # the query words' starts (made once, below)
+
+    def __post_init__(self) -> None:
+        self.starts = _starts(self.query_words)
+
+    def share(self, text: str) -> float:
+        found = self.shares.get(text)
+        if found is None:
+            found = self.shares[text] = _share(set(self.query_words), text)
+        return found
+
+    def name(self, names: Sequence[str]) -> float:
+        key = tuple(names)
+        found = self.names.get(key)
+        if found is None:
+            found = self.names[key] = _name_match(self.query_words, self.starts, key)
+        return found
+
+
+def prepare(
+    memo: Memo,
+    candidates: Iterable[Candidate],
+    facts: Mapping[str, NoteFacts],
+    weights: Weights = Weights(),
+) -> None:
+    """What `rank` would compute of these candidates' text scores, into `memo`."""
+    for c in candidates:
+        if weights.heading and c.heading:
+            memo.share(c.heading)
+        if weights.path:
+            memo.share(f"{c.path} {c.title}")
+        if weights.title and c.path in facts:
+            memo.name(facts[c.path].names)
 
 
 AUTHORITY_SCALE = 1000  # linking notes at which link authority is full
@@ -194,13 +242,15 @@ def rank(
     names: Mapping[str, Sequence[str]] | None = None,
     note_scores: Mapping[str, float] | None = None,
     signals: Sequence[tuple[str, float, Mapping[str, float]]] = (),
+    memo: Memo | None = None,
 ) -> list[Ranked]:
     """Fuse per note (best chunk per retriever), add the signals, best first.
 
     `names`: each note's names, for the title signal, in place of its facts' names;
     `note_scores`: whole-note keyword scores in [0, 1], for the note signal; `signals`: more
     per-note evidence, each (label, weight, value in [0, 1] by path; a missing note has 0),
-    added before the graph tie-breaker looks at the head of the order."""
+    added before the graph tie-breaker looks at the head of the order; `memo`: text scores
+    computed ahead for these query words (see prepare)."""
     by_note: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_note.setdefault(c.path, []).append(c)
@@ -219,7 +269,9 @@ def rank(
     if keyword_notes < 3:  # little keyword evidence: lean on meaning
         vector_weight *= 1 + weights.low_overlap
 
-    asked, asked_starts = frozenset(query_words), _starts(query_words)
+    asked = frozenset(query_words)
+    if memo is None or memo.query_words != asked:
+        memo = Memo(asked)
     rrf = weights.fusion == "rrf"
     keyword_rank = _places(keyword) if rrf else {}
     vector_rank = _places(vector) if rrf else {}
@@ -229,6 +281,7 @@ def rank(
         return (weights.rrf_k + 1) / (weights.rrf_k + place)
 
     base: dict[str, list[tuple[str, float]]] = {}
+    shown: dict[str, Candidate] = {}  # each note's best chunk
     for path, chunks in by_note.items():
         parts: list[tuple[str, float]] = []
         if top_keyword > 0 and keyword[path] > 0:
@@ -246,12 +299,12 @@ def rank(
         best = _best_chunk(chunks, top_keyword, low, high, vector_weight, weights.keyword)
         note_facts = facts.get(path, NoteFacts())
         if weights.heading and best.heading:
-            parts.append(("heading", weights.heading * _share(query_words, best.heading)))
+            parts.append(("heading", weights.heading * memo.share(best.heading)))
         if weights.path:
-            parts.append(("path", weights.path * _share(query_words, f"{path} {best.title}")))
+            parts.append(("path", weights.path * memo.share(f"{path} {best.title}")))
         if weights.title:
             known = names.get(path, ()) if names is not None else note_facts.names
-            parts.append(("title", weights.title * _name_match(asked, asked_starts, known)))
+            parts.append(("title", weights.title * memo.name(known)))
         if weights.note and note_scores is not None:
             if rrf:
                 share = reciprocal(note_rank[path]) if path in note_rank else 0.0
@@ -274,27 +327,20 @@ def rank(
             if weight and path in values:
                 parts.append((label, weight * values[path]))
         base[path] = [p for p in parts if p[1]]
+        shown[path] = best
 
-    def total(path: str) -> float:
-        return sum(v for _, v in base[path])
-
-    order = sorted(base, key=lambda p: (-total(p), p))
+    # each note's total once (the same sum, in the same order, as every time it is asked)
+    totals = {path: sum(v for _, v in parts) for path, parts in base.items()}
+    order = sorted(base, key=lambda p: (-totals[p], p))
     if weights.graph:
         head = set(order[: max(limit * 2, 10)])
         for path in head:
             linked = len(facts.get(path, NoteFacts()).links & (head - {path}))
             if linked:
                 base[path].append(("graph", weights.graph * min(1.0, linked / 3)))
-        order = sorted(base, key=lambda p: (-total(p), p))
-    return [
-        Ranked(
-            p,
-            _best_chunk(by_note[p], top_keyword, low, high, vector_weight, weights.keyword),
-            total(p),
-            tuple(base[p]),
-        )
-        for p in order[:limit]
-    ]
+                totals[path] = sum(v for _, v in base[path])
+        order = sorted(base, key=lambda p: (-totals[p], p))
+    return [Ranked(p, shown[p], totals[p], tuple(base[p])) for p in order[:limit]]
 
 
 def _places(scores: Mapping[str, float | None]) -> dict[str, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
+import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -345,8 +346,11 @@ def run(
     if not q.filters.expired:
         hidden |= expired_paths(conn, now)
     fast = only is None and not q.filters.active() and when is None and q.weights is None
+    # a long-running process (its vectors in memory) ranks its keyword queries from cached
+    # per-word scores (store/terms.py: the same results); a one-shot search would only fill them
+    warm = matrix is not None
     if mode == "keyword" and fast:
-        hits = _keyword_only(conn, text, q.limit, hidden)
+        hits = _keyword_only(conn, text, q.limit, hidden, cached=warm)
         return SearchResult(q.text, hits, mode, tuple(notices))
 
     fetch = CANDIDATES * (4 if q.filters.active() or only is not None else 1)
@@ -354,25 +358,30 @@ def run(
     candidates: dict[int, ranking.Candidate] = {}
     # With the vectors in memory, the meaning half needs no connection: it runs on another
     # thread while this one asks FTS5 (numpy and SQLite both let go of the GIL meanwhile).
-    pending: Future[list[tuple[int, float]]] | None = None
+    pending: Future[tuple[list[tuple[int, float]], _Side | None]] | None = None
+    waiting = threading.Event()  # set when this thread waits for the vectors
     usable = matrix is not None and matrix.generation == store.generation(conn)
     if mode != "keyword" and embedder is not None and usable and not q.hyde:
         assert matrix is not None
-        pending = _POOL.submit(_matrix_nearest, embedder, matrix, text, fetch)
+        pending = _POOL.submit(
+            _vectors_job,
+            _VectorsAsked(embedder, matrix, text, fetch, beside, waiting, q.filters, now),
+            bool(weights.authority),
+        )
     every = fts_queries(text)
     matches = fts_queries(text, common_words(conn, query_words(text)))
     match = every[-1] if every else ""  # every word: what snippets highlight
     whole: list[str] = []
     if mode != "semantic" and matches and weights.note:
         whole = fts_queries(text, common_words(conn, query_words(text), "notes"))
-    notes_job = _whole_notes_beside(beside, whole) if pending is not None else None
+    notes_job = _whole_notes_beside(beside, whole, warm) if pending is not None else None
     if mode != "semantic" and matches:
         # AND first: when enough sections hold every word, ranking every section that holds
         # any of them (the OR query, ~10x the cost on common words) adds nothing measurable
         # (docs/BENCHMARKS.md, retrieval). A section's bm25 is the same under both queries.
         and_matched = False
         for n, fts in enumerate(matches):
-            found = store.keyword_chunks(conn, fts, fetch)
+            found = store.keyword_chunks(conn, fts, fetch, cached=warm)
             if n == 0 and len(matches) > 1:
                 and_matched = bool(found)
             for m in found:
@@ -385,7 +394,7 @@ def run(
             if len(candidates) >= AND_ENOUGH:
                 break
         if not candidates and matches != every:  # nothing without the common words
-            for m in store.keyword_chunks(conn, every[-1], fetch):
+            for m in store.keyword_chunks(conn, every[-1], fetch, cached=warm):
                 candidates.setdefault(
                     m.id,
                     ranking.Candidate(
@@ -393,7 +402,7 @@ def run(
                     ),
                 )
         if weights.feedback and len(matches) > 1 and not and_matched:
-            _expand(conn, candidates, text, fetch, weights.feedback)
+            _expand(conn, candidates, text, fetch, weights.feedback, cached=warm)
     if only is not None and len(only) <= AMONG_NOTES:
         # few notes pass the operators: each is a candidate, by its best sections for the
         # words where they have any, else by its first section
@@ -413,14 +422,30 @@ def run(
             )
     note_scores: dict[str, float] | None = None
     if whole:
-        notes = _whole_notes_taken(conn, notes_job, whole)
+        notes = _whole_notes_taken(conn, notes_job, whole, warm)
         note_scores = _note_scores(conn, candidates, whole, fetch, found=notes)
     if mode != "semantic" and NAMED_CANDIDATES and weights.title:
         _named(conn, candidates, query_words(text))
+    early: NotesFacts | None = None
+    shown: dict[int, str] = {}  # snippets by chunk id, read ahead
+    memo = ranking.Memo(frozenset(query_words(text)))  # text scores, some computed ahead
+    if pending is not None and not pending.done():
+        # while the vectors are computed: the facts of the notes found so far, how many notes
+        # link to each (cached), their text scores and the likely hits' snippets, so that less
+        # is left once the vectors are in (the same results: each is what would be read after)
+        early = _note_facts(conn, sorted({c.path for c in candidates.values()}), q.filters, now)
+        if weights.authority:
+            _link_counts(conn, list(early[0]))
+        if not pending.done():
+            ranking.prepare(memo, list(candidates.values()), early[0], weights)
+        if match and not pending.done():  # most hits' snippets (the rest are read after)
+            shown = store.snippets(conn, match, _likely_hits(candidates, q.limit))
     nearest: list[tuple[int, float]] = []
+    side: _Side | None = None
     if pending is not None:
+        waiting.set()
         try:
-            nearest = pending.result()
+            nearest, side = pending.result()
         except (ModelServerDown, ModelServerError) as exc:
             if mode == "semantic":
                 raise
@@ -448,7 +473,7 @@ def run(
                     conn, np.asarray(vector, np.float32).tobytes(), fetch
                 )
     if nearest:
-        rows = store.chunk_rows(conn, [i for i, _ in nearest])
+        rows = side.rows if side is not None else store.chunk_rows(conn, [i for i, _ in nearest])
         for chunk_id, distance in nearest:
             if chunk_id not in rows or distance is None:  # None: a zero vector
                 continue
@@ -469,7 +494,9 @@ def run(
             )
 
     paths = sorted({c.path for c in candidates.values()})
-    facts, allowed = _facts(conn, paths, q.filters, now)
+    if side is not None and side.facts is not None:
+        early = _merged(early, side.facts)
+    facts, allowed = _facts(conn, paths, q.filters, now, early)
     if weights.authority:
         facts = _linked_from(conn, facts)
     if only is not None:
@@ -487,6 +514,7 @@ def run(
         now=now,
         limit=max(q.limit, reranker.settings.depth) if reranker else q.limit,
         note_scores=note_scores,
+        memo=memo,
     )
     if reranker is not None:
         try:
@@ -494,7 +522,7 @@ def run(
         except VaultmemError as exc:  # the model package is gone or damaged
             notices.append(f"{exc}; not re-ranked")
         ranked = ranked[: q.limit]
-    return SearchResult(q.text, _hits(conn, ranked, match), mode, tuple(notices), when)
+    return SearchResult(q.text, _hits(conn, ranked, match, shown), mode, tuple(notices), when)
 
 
 # One worker: a search's meaning half overlaps its keyword half; more threads would only
@@ -508,29 +536,85 @@ def _matrix_nearest(
     return matrix.nearest(embedder().embed([text])[0], k)
 
 
+@dataclass(frozen=True)
+class _VectorsAsked:
+    """What the worker needs for a search's meaning half."""
+
+    embedder: Callable[[], Embedder]
+    matrix: VectorMatrix
+    text: str
+    k: int
+    beside: Callable[[], store.Connection] | None  # the worker's own connection
+    waiting: threading.Event  # set once the searching thread waits for the vectors
+    filters: Filters
+    now: dt.datetime
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What the worker read for the vector hits while the searching thread was still busy:
+    their sections' rows, and (unless that thread was waiting by then) their notes' facts."""
+
+    rows: dict[int, store.ChunkRow]
+    facts: NotesFacts | None
+
+
+def _vectors_job(
+    asked: _VectorsAsked, authority: bool
+) -> tuple[list[tuple[int, float]], _Side | None]:
+    """The nearest sections; then, while the searching thread is still busy with its own
+    half (not yet waiting), what it would read for them next, on the worker's own
+    connection: the same rows and facts, read in parallel instead of after."""
+    nearest = _matrix_nearest(asked.embedder, asked.matrix, asked.text, asked.k)
+    if asked.beside is None or not nearest or asked.waiting.is_set():
+        return nearest, None
+    try:
+        conn = asked.beside()
+        rows = store.chunk_rows(conn, [i for i, _ in nearest])
+        if asked.waiting.is_set():
+            return nearest, _Side(rows, None)
+        paths = sorted({r.path for r in rows.values()})
+        facts = _note_facts(conn, paths, asked.filters, asked.now)
+        if authority and not asked.waiting.is_set():
+            _link_counts(conn, paths)
+        return nearest, _Side(rows, facts)
+    except (store.Error, VaultmemError):  # the worker's connection failed: read them after
+        return nearest, None
+
+
+def _merged(one: NotesFacts | None, other: NotesFacts) -> NotesFacts:
+    """Two reads of notes' facts as one (a note read by both has the same facts in each)."""
+    if one is None:
+        return other
+    return {**one[0], **other[0]}, one[1] | other[1]
+
+
 def _whole_notes_beside(
-    beside: Callable[[], store.Connection] | None, matches: list[str]
+    beside: Callable[[], store.Connection] | None, matches: list[str], cached: bool = False
 ) -> Future[list[tuple[str, float]]] | None:
     """The whole-note query, queued on the worker behind the vector product, on the worker's
     own connection (one connection runs one statement at a time): it runs beside the
     sections' queries of this thread when those take longer than the vectors."""
     if beside is None or not matches:
         return None
-    return _POOL.submit(lambda: _whole_notes(beside(), matches))
+    return _POOL.submit(lambda: _whole_notes(beside(), matches, cached))
 
 
 def _whole_notes_taken(
-    conn: store.Connection, job: Future[list[tuple[str, float]]] | None, matches: list[str]
+    conn: store.Connection,
+    job: Future[list[tuple[str, float]]] | None,
+    matches: list[str],
+    cached: bool = False,
 ) -> list[tuple[str, float]]:
     """The whole-note query's notes: from the worker when it has started on them, else (not
     started yet: this thread is free now) run here; asked here again when the worker's own
     connection failed (an error of the index itself shows up here too)."""
     if job is None or job.cancel():
-        return _whole_notes(conn, matches)
+        return _whole_notes(conn, matches, cached)
     try:
         return job.result()
     except (store.Error, VaultmemError):
-        return _whole_notes(conn, matches)
+        return _whole_notes(conn, matches, cached)
 
 
 def _expand(
@@ -539,6 +623,8 @@ def _expand(
     text: str,
     fetch: int,
     weight: float,
+    *,
+    cached: bool = False,
 ) -> None:
     """Pseudo-relevance feedback: when no section holds every word of the query, add the words
     the best sections share, search again, and let what that finds join at a lower weight."""
@@ -557,7 +643,7 @@ def _expand(
     if not extra:
         return
     expanded = " OR ".join(f'"{w}"' for w in [*asked, *extra[:FEEDBACK_WORDS]])
-    for m in store.keyword_chunks(conn, expanded, fetch):
+    for m in store.keyword_chunks(conn, expanded, fetch, cached=cached):
         if m.id not in candidates:
             candidates[m.id] = ranking.Candidate(
                 m.id, m.path, m.title, m.heading, m.start_line, m.end_line, keyword=-m.bm25 * weight
@@ -590,13 +676,15 @@ def _note_scores(
     return {p: s / top for p, s in found}
 
 
-def _whole_notes(conn: store.Connection, matches: list[str]) -> list[tuple[str, float]]:
+def _whole_notes(
+    conn: store.Connection, matches: list[str], cached: bool = False
+) -> list[tuple[str, float]]:
     """The best whole notes for the queries of fts_queries, best first (see _note_scores)."""
     found: list[tuple[str, float]] = []
     for n, fts in enumerate(matches):
         if not NOTES_AND_FIRST and n < len(matches) - 1:
             continue
-        found = store.keyword_notes(conn, fts, NOTES_SCORED)
+        found = store.keyword_notes(conn, fts, NOTES_SCORED, cached=cached)
         if len(found) >= NOTES_ENOUGH or n == len(matches) - 1:
             break
     return found
@@ -751,14 +839,40 @@ def _days(when: DateRoute) -> list[str]:
     return [(when.start + dt.timedelta(days=i)).isoformat() for i in range(span + 1)]
 
 
+NotesFacts = tuple[dict[str, ranking.NoteFacts], set[str]]  # facts by path, the allowed paths
+
+
 def _facts(
-    conn: store.Connection, paths: list[str], filters: Filters, now: dt.datetime
-) -> tuple[dict[str, ranking.NoteFacts], set[str]]:
-    rows = store.note_facts(conn, paths)
+    conn: store.Connection,
+    paths: list[str],
+    filters: Filters,
+    now: dt.datetime,
+    known: NotesFacts | None = None,
+) -> NotesFacts:
+    """The candidates' notes' facts (with the links among them) and the notes the filters
+    allow. `known`: _note_facts of some of the paths, read while the vectors were computed."""
+    facts, allowed = _note_facts(
+        conn, [p for p in paths if not known or p not in known[0]], filters, now
+    )
+    if known:
+        wanted = set(paths)
+        facts.update((p, f) for p, f in known[0].items() if p in wanted)
+        allowed |= known[1] & wanted
     links: dict[str, set[str]] = {}
     for a, b in store.links_among(conn, paths):
         links.setdefault(a, set()).add(b)
         links.setdefault(b, set()).add(a)
+    for path, linked in links.items():
+        if (f := facts.get(path)) is not None:
+            facts[path] = replace(f, links=frozenset(linked))
+    return facts, allowed
+
+
+def _note_facts(
+    conn: store.Connection, paths: list[str], filters: Filters, now: dt.datetime
+) -> NotesFacts:
+    """_facts without the links among the notes: what each note says of itself."""
+    rows = store.note_facts(conn, paths) if paths else {}
     facts: dict[str, ranking.NoteFacts] = {}
     allowed: set[str] = set()
     tag = (filters.tag or "").lstrip("#").lower()
@@ -767,9 +881,7 @@ def _facts(
         modified = dt.datetime.fromtimestamp(note.mtime_ns / 1e9, dt.UTC)
         expiry = decay.expires_at(note.frontmatter, modified) if note.may_decay else None
         expired = bool(expiry and expiry[1] is not None and expiry[1] <= now)
-        facts[path] = ranking.NoteFacts(
-            date, frozenset(links.get(path, ())), expired, modified, note.names
-        )
+        facts[path] = ranking.NoteFacts(date, frozenset(), expired, modified, note.names)
         if tag and tag not in note.tags:
             continue
         if filters.path and not path.startswith(filters.path.lstrip("/")):
@@ -794,6 +906,12 @@ def _linked_from(
     conn: store.Connection, facts: dict[str, ranking.NoteFacts]
 ) -> dict[str, ranking.NoteFacts]:
     """The notes' facts with how many other notes link to each (link authority)."""
+    found = _link_counts(conn, list(facts))
+    return {p: replace(f, linked_from=found[p]) if found[p] else f for p, f in facts.items()}
+
+
+def _link_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
+    """How many other notes link to each of `paths` (cached per index generation)."""
     key = (store.get_meta(conn, "created_at") or "", store.generation(conn))
     known = _LINKED.get(key)
     if known is None:
@@ -803,19 +921,40 @@ def _linked_from(
     if len(known) > _LINKED_KEPT:
         known.clear()
     # read once into a dict of this call's own: another thread's search may clear `known`
-    found = {p: n for p in facts if (n := known.get(p)) is not None}
-    new = [p for p in facts if p not in found]
+    found = {p: n for p in paths if (n := known.get(p)) is not None}
+    new = [p for p in paths if p not in found]
     if new:
         counts = store.linking_note_counts(conn, new)
         fresh = {p: counts.get(p, 0) for p in new}
         known.update(fresh)
         found.update(fresh)
-    return {p: replace(f, linked_from=found[p]) if found[p] else f for p, f in facts.items()}
+    return found
 
 
-def _hits(conn: store.Connection, ranked: list[ranking.Ranked], match: str) -> tuple[Hit, ...]:
+def _likely_hits(candidates: dict[int, ranking.Candidate], limit: int) -> list[int]:
+    """The best section by keywords of each of the `limit` best notes by keywords: most of a
+    hybrid search's hits (their snippets are read while the vectors are computed)."""
+    best: dict[str, ranking.Candidate] = {}
+    for c in sorted(candidates.values(), key=lambda c: (-(c.keyword or 0.0), c.chunk_id)):
+        if c.keyword and c.path not in best:
+            best[c.path] = c
+            if len(best) == limit:
+                break
+    return [c.chunk_id for c in best.values()]
+
+
+def _hits(
+    conn: store.Connection,
+    ranked: list[ranking.Ranked],
+    match: str,
+    ahead: dict[int, str] | None = None,
+) -> tuple[Hit, ...]:
+    """The ranked notes as hits, each with its snippet; `ahead`: the snippets of some
+    sections for `match`, read before (a section's snippet depends on it and the query only)."""
     ids = [r.best.chunk_id for r in ranked]
-    shown = store.snippets(conn, match, ids) if match else {}
+    shown = dict(ahead or {})
+    if match:
+        shown.update(store.snippets(conn, match, [i for i in ids if i not in shown]))
     missing = [i for i in ids if not shown.get(i)]
     bodies = store.chunk_bodies(conn, missing) if missing else {}
     out = []
@@ -834,7 +973,12 @@ def _excerpt(text: str, size: int = 160) -> str:
 
 
 def _keyword_only(
-    conn: store.Connection, query: str, limit: int, hidden: frozenset[str] = frozenset()
+    conn: store.Connection,
+    query: str,
+    limit: int,
+    hidden: frozenset[str] = frozenset(),
+    *,
+    cached: bool = False,
 ) -> tuple[Hit, ...]:
     """The fast path: AND then OR over chunks, best chunk per note (no signals to add)."""
     every = fts_queries(query)
@@ -848,7 +992,7 @@ def _keyword_only(
             found: dict[str, store.ChunkMatch] = {}
             fetch = limit * 4
             while True:
-                rows = store.keyword_chunks(conn, match, fetch)
+                rows = store.keyword_chunks(conn, match, fetch, cached=cached)
                 for row in rows:
                     if row.path not in hidden:
                         found.setdefault(row.path, row)  # rows come best first: each note's best

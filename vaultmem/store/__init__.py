@@ -7,7 +7,7 @@ their metadata), `links` (links and their resolution), `text` (chunks and FTS5),
 decoded here; callers use `from vaultmem import store` and `store.fn(conn, ...)`.
 """
 
-from vaultmem.store import filters, related
+from vaultmem.store import filters, related, terms
 from vaultmem.store.graph import GraphRows, SharedLabel, graph_rows, shared_labels
 from vaultmem.store.links import (
     Anchors,
@@ -315,6 +315,7 @@ __all__ = [
     "tag_counts",
     "task_lines",
     "tasks_of",
+    "terms",
     "title_of",
     "transaction",
     "update_resolutions",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from vaultmem.model import ParsedNote
+from vaultmem.store import terms
 from vaultmem.store.schema import Connection, marks, rows_in
 
 # Column weights for bm25 over chunks_fts(title, aliases, headings, tags, path, body, history).
@@ -187,13 +188,19 @@ def delete_chunks(conn: Connection, note_ids: Sequence[int], has_vectors: bool) 
 # --------------------------------------------------------------------------- reading
 
 
-def keyword_chunks(conn: Connection, match: str, limit: int) -> list[ChunkMatch]:
-    """The best chunks for an FTS5 query, best first."""
-    rows = conn.execute(
-        f"SELECT rowid, {BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
-        " ORDER BY rank LIMIT ?",
-        (match, limit),
-    ).fetchall()
+def keyword_chunks(
+    conn: Connection, match: str, limit: int, *, cached: bool = False
+) -> list[ChunkMatch]:
+    """The best chunks for an FTS5 query, best first. `cached` (a warm process): a query of
+    quoted words joined by OR (or by AND) is ranked from cached per-word scores, the same
+    rows and scores to the last bit (store/terms.py)."""
+    rows = terms.ranked(conn, "chunks_fts", BM25, match, limit) if cached else None
+    if rows is None:
+        rows = conn.execute(
+            f"SELECT rowid, {BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+            " ORDER BY rank LIMIT ?",
+            (match, limit),
+        ).fetchall()
     return matches_of(conn, rows)
 
 
@@ -216,13 +223,18 @@ def matches_of(conn: Connection, rows: Sequence[tuple[int, float]]) -> list[Chun
     return out
 
 
-def keyword_notes(conn: Connection, match: str, limit: int) -> list[tuple[str, float]]:
-    """The best whole notes for an FTS5 query, best first: (path, bm25 with higher better)."""
-    rows = conn.execute(
-        f"SELECT rowid, {_NOTE_BM25} AS rank FROM notes_fts WHERE notes_fts MATCH ?"
-        " ORDER BY rank LIMIT ?",
-        (match, limit),
-    ).fetchall()
+def keyword_notes(
+    conn: Connection, match: str, limit: int, *, cached: bool = False
+) -> list[tuple[str, float]]:
+    """The best whole notes for an FTS5 query, best first: (path, bm25 with higher better).
+    `cached`: as for keyword_chunks."""
+    rows = terms.ranked(conn, "notes_fts", _NOTE_BM25, match, limit) if cached else None
+    if rows is None:
+        rows = conn.execute(
+            f"SELECT rowid, {_NOTE_BM25} AS rank FROM notes_fts WHERE notes_fts MATCH ?"
+            " ORDER BY rank LIMIT ?",
+            (match, limit),
+        ).fetchall()
     if not rows:
         return []
     paths = dict(
