@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,3 +56,15 @@ def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     # and without re-ranking, whatever a developer's environment says (tests/test_rerank.py
     # turns it on)
     monkeypatch.setenv("VAULTMEM_RERANK", "off")
+
+
+def bind_socket(path: Path) -> None:
+    """A real AF_UNIX socket file at `path` (bound through its folder's descriptor: socket paths
+    are limited to 108 bytes, tmp paths can be longer)."""
+    sock = socket.socket(socket.AF_UNIX)
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        sock.bind(f"/proc/self/fd/{fd}/{path.name}")
+    finally:
+        os.close(fd)
+        sock.close()

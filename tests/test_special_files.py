@@ -8,13 +8,13 @@ for a writer forever, and the test must fail on that rather than hang.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import bind_socket
 from vaultmem.vault import Vault
 
 DEADLINE_S = 300  # a deadline, not a wait: generous for a loaded machine
@@ -22,18 +22,6 @@ DEADLINE_S = 300  # a deadline, not a wait: generous for a loaded machine
 pytestmark = pytest.mark.skipif(
     not os.path.isdir("/proc/self/fd"), reason="binds the socket through /proc (Linux)"
 )
-
-
-def _bind_socket(path: Path) -> None:
-    """A real AF_UNIX socket file at `path` (bound through its folder's descriptor: socket paths
-    are limited to 108 bytes, tmp paths can be longer)."""
-    sock = socket.socket(socket.AF_UNIX)
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        sock.bind(f"/proc/self/fd/{fd}/{path.name}")
-    finally:
-        os.close(fd)
-        sock.close()
 
 
 def _vaultmem(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -54,7 +42,7 @@ def root(tmp_path: Path) -> Path:
     (folder / ".obsidian").mkdir(parents=True)
     (folder / "ok.md").write_text("# OK\nlinks to [[other]]\n")
     (folder / "other.md").write_text("# Other\nplain\n")
-    _bind_socket(folder / "sock.md")
+    bind_socket(folder / "sock.md")
     os.mkfifo(folder / "pipe.md")
     return folder
 
@@ -116,7 +104,7 @@ def _replaced(root: Path, name: str) -> None:
     assert done.returncode == 0, done.stderr
     (root / "note.md").unlink()
     if name == "sock":
-        _bind_socket(root / "note.md")
+        bind_socket(root / "note.md")
     else:
         os.mkfifo(root / "note.md")
 
@@ -166,7 +154,7 @@ def test_a_write_that_finds_a_socket_in_place_of_the_note_says_it_changed(
     source = edit.read_note(tmp_path, "n.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 1, "y"))
     (tmp_path / "n.md").unlink()
-    _bind_socket(tmp_path / "n.md")
+    bind_socket(tmp_path / "n.md")
     with pytest.raises(
         ChangedOnDisk, match=r"^n\.md changed on disk .*\(it was replaced by a socket\)"
     ):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import codecs
 import errno
 import os
-import socket
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeVault
+from tests.conftest import MakeVault, bind_socket
 from vaultmem import store
 from vaultmem.edit import disk, read_note
 from vaultmem.edit.text import Line
@@ -271,23 +270,11 @@ def test_a_note_without_write_bits_is_read_only_whatever_its_other_bits(
         edit.write(tmp_path, edit.plan_edit(source, edit.replace_line(source.lines, 1, "y")))
 
 
-def _bind_socket(path: Path) -> None:
-    """A real AF_UNIX socket file at `path`, bound through its folder's descriptor (socket
-    paths are limited to 108 bytes)."""
-    sock = socket.socket(socket.AF_UNIX)
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        sock.bind(f"/proc/self/fd/{fd}/{path.name}")
-    finally:
-        os.close(fd)
-        sock.close()
-
-
 @pytest.mark.parametrize(
     ("make", "kind"),
     [
         (lambda p: os.mkfifo(p), "a FIFO (named pipe)"),
-        (_bind_socket, "a socket"),  # cannot even be opened: refused before trying
+        (bind_socket, "a socket"),  # cannot even be opened: refused before trying
         (lambda p: p.mkdir(), "a folder"),
         (lambda p: os.mknod(p, 0o600 | 0o020000, os.makedev(1, 3)), "a character device"),
         (lambda p: os.mknod(p, 0o600 | 0o060000, os.makedev(7, 0)), "a block device"),

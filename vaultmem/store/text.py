@@ -194,14 +194,22 @@ def keyword_chunks(
     """The best chunks for an FTS5 query, best first. `cached` (a warm process): a query of
     quoted words joined by OR (or by AND) is ranked from cached per-word scores, the same
     rows and scores to the last bit (store/terms.py)."""
-    rows = terms.ranked(conn, "chunks_fts", BM25, match, limit) if cached else None
+    return matches_of(conn, _ranked_rows(conn, "chunks_fts", BM25, match, limit, cached))
+
+
+def _ranked_rows(
+    conn: Connection, table: terms.Table, bm25: str, match: str, limit: int, cached: bool
+) -> list[tuple[int, float]]:
+    """The (rowid, rank) rows of an FTS5 query, best first: from the cached per-word scores
+    when `cached` and the query is one they can answer, else from FTS5 itself."""
+    rows = terms.ranked(conn, table, bm25, match, limit) if cached else None
     if rows is None:
         rows = conn.execute(
-            f"SELECT rowid, {BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+            f"SELECT rowid, {bm25} AS rank FROM {table} WHERE {table} MATCH ?"
             " ORDER BY rank LIMIT ?",
             (match, limit),
         ).fetchall()
-    return matches_of(conn, rows)
+    return rows
 
 
 def matches_of(conn: Connection, rows: Sequence[tuple[int, float]]) -> list[ChunkMatch]:
@@ -228,13 +236,7 @@ def keyword_notes(
 ) -> list[tuple[str, float]]:
     """The best whole notes for an FTS5 query, best first: (path, bm25 with higher better).
     `cached`: as for keyword_chunks."""
-    rows = terms.ranked(conn, "notes_fts", _NOTE_BM25, match, limit) if cached else None
-    if rows is None:
-        rows = conn.execute(
-            f"SELECT rowid, {_NOTE_BM25} AS rank FROM notes_fts WHERE notes_fts MATCH ?"
-            " ORDER BY rank LIMIT ?",
-            (match, limit),
-        ).fetchall()
+    rows = _ranked_rows(conn, "notes_fts", _NOTE_BM25, match, limit, cached)
     if not rows:
         return []
     paths = dict(
