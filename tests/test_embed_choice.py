@@ -128,6 +128,11 @@ def test_auto_is_the_default_spelled_any_way(spec: str | None) -> None:
     assert embed_choice.is_auto(spec)
 
 
+@pytest.mark.parametrize("spec", ["minilm", "wordllama", "ollama:auto", "autos", "fake:8"])
+def test_a_named_model_is_not_auto(spec: str) -> None:
+    assert not embed_choice.is_auto(spec)
+
+
 def test_make_embedder_auto_without_a_vault_is_a_new_vaults_choice(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

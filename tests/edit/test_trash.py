@@ -508,7 +508,9 @@ def test_a_note_locked_by_another_vaultmem_process_is_waited_for_then_refused(
             real_sleep(seconds)
 
         monkeypatch.setattr(disk.time, "sleep", sleep)
-        release = threading.Thread(target=lambda: (waiting.wait(), os.close(holder)))
+        release = threading.Thread(  # a daemon: a write failing early never hangs the run
+            target=lambda: (waiting.wait(), os.close(holder)), daemon=True
+        )
         release.start()
         entry = trash(vault, "people/Maya.md")  # waits for the lock, then moves
         release.join()

@@ -1196,7 +1196,9 @@ def test_a_write_waits_for_another_writers_lock_and_gives_up_in_time(
             real_sleep(seconds)
 
         monkeypatch.setattr(disk.time, "sleep", sleep)
-        release = threading.Thread(target=lambda: (waiting.wait(), os.close(holder)))
+        release = threading.Thread(  # a daemon: a write failing early never hangs the run
+            target=lambda: (waiting.wait(), os.close(holder)), daemon=True
+        )
         release.start()
         assert edit.write(vault, change) == ("people/Maya.md",)
         release.join()

@@ -53,20 +53,30 @@ def app(vault_dir: Path) -> VaultmemApp:
     return VaultmemApp(Vault(vault_dir), live=False)
 
 
+# generous: a loaded CI machine; a worker stuck this long is a failure, not a slow machine
+WORKERS_DEADLINE_S = 300.0
+
+
 async def workers_done(app: App[None]) -> None:
     """Wait until no worker of the app is pending or running.
 
     A worker cancelled on purpose counts as done: an exclusive worker (the index state, the
     palette's search) is cancelled when a newer one of its group starts, which a loaded machine
     makes likely, and Textual's `wait_for_complete` raises `WorkerCancelled` for it. A worker
-    that failed still fails the test.
+    that fails while this waits still fails the test (one that failed before is gone from
+    `app.workers`: Textual's `exit_on_error`, on by default, reports it when the app exits).
     """
+    end = time.monotonic() + WORKERS_DEADLINE_S
     while busy := [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]:
+        assert time.monotonic() < end, f"workers still busy after {WORKERS_DEADLINE_S} s: {busy}"
         running = [w for w in busy if w.state == WorkerState.RUNNING]
         if not running:  # started, its task not yet begun: `wait` refuses a pending worker
             await asyncio.sleep(0.01)
             continue
-        outcomes = await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+        outcomes = await asyncio.wait_for(  # a TimeoutError past the deadline fails the test
+            asyncio.gather(*(w.wait() for w in running), return_exceptions=True),
+            max(0.1, end - time.monotonic()),
+        )
         for outcome in outcomes:
             if isinstance(outcome, BaseException) and not isinstance(outcome, WorkerCancelled):
                 raise outcome

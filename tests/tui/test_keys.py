@@ -17,7 +17,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Tree
 
-from tests.tui.conftest import settle, type_text, wait_until, workers_done
+from tests.tui.conftest import settle, type_text, wait_until
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.browse import BrowseScreen
 from vaultmem.tui.screens.gaps import GapsScreen
@@ -193,7 +193,6 @@ async def test_the_palette_offers_vaultmems_actions_first(app: VaultmemApp) -> N
         )
         commands = app.screen.query_one(CommandList)
         await wait_until(pilot, lambda: commands.option_count >= 10, "the palette lists commands")
-        await workers_done(app)
         await settle(pilot)
         names = [
             str(getattr(commands.get_option_at_index(i).prompt, "plain", "")).split("\n")[0]

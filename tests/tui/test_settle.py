@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
 from textual import work
 from textual.app import App
-from textual.worker import WorkerFailed
+from textual.worker import WorkerFailed, WorkerState
 
-from tests.tui.conftest import workers_done
+from tests.tui.conftest import wait_until, workers_done
 
 pytestmark = pytest.mark.asyncio
 
@@ -21,14 +22,16 @@ class Exclusive(App[None]):
         super().__init__()
         self.release = threading.Event()
         self.finished: list[int] = []
+        self.fail = threading.Event()
 
     @work(thread=True, exclusive=True, group="state")
     def slow(self, n: int) -> None:
         self.release.wait(60)
         self.finished.append(n)
 
-    @work(thread=True)
+    @work(thread=True, exit_on_error=False)  # only workers_done can report it
     def broken(self) -> None:
+        self.fail.wait(60)
         raise RuntimeError("boom")
 
 
@@ -47,7 +50,11 @@ async def test_a_worker_replaced_by_an_exclusive_one_counts_as_done() -> None:
 
 async def test_a_failed_worker_still_fails() -> None:
     app = Exclusive()
-    with pytest.raises(WorkerFailed):
-        async with app.run_test():
-            app.broken()
+    async with app.run_test() as pilot:
+        worker = app.broken()
+        await wait_until(pilot, lambda: worker.state == WorkerState.RUNNING, "the worker runs")
+        # it fails once workers_done waits for it (a failed worker leaves app.workers, so one
+        # that failed before would not be seen: Textual's exit_on_error reports those)
+        asyncio.get_running_loop().call_soon(app.fail.set)
+        with pytest.raises(WorkerFailed):
             await workers_done(app)
