@@ -102,6 +102,7 @@ class Upgrade:
         self.vault = vault
         self._model: Embedder | None = None
         self._model_lock = threading.Lock()
+        self._unsaved: list[tuple[str, bytes]] = []  # a batch the lock kept out, for later
 
     # ---- where it stands
 
@@ -124,7 +125,7 @@ class Upgrade:
                 "config's `embedder`): it is kept",
                 sections,
             )
-        if choice is None or choice.by != "auto":
+        if choice is None or choice.by != "auto" or choice.why == "kept":
             return Status(
                 "none",
                 "the index's vectors are from a model chosen by hand or before `auto` "
@@ -194,6 +195,10 @@ class Upgrade:
             return Step(0, now)
         model = self.model()
         conn = self.vault.conn
+        if self._unsaved:  # embedded while the lock was held: kept now, not embedded again
+            unsaved, self._unsaved = self._unsaved, []
+            self._keep(model, unsaved, wait, on_wait)
+            return Step(len(unsaved), self.status())
         todo = store.uncached_chunks(conn, model.name, batch)
         if not todo:
             return self._swap(model, wait, on_wait)
@@ -210,9 +215,27 @@ class Upgrade:
             ]
             if progress is not None:
                 progress(len(rows))
-        with indexer.lock(self.vault.index_path, wait, on_wait), store.transaction(conn):
-            store.cache_vectors(conn, model.name, rows)
+        self._keep(model, rows, wait, on_wait)
         return Step(len(rows), self.status())
+
+    def _keep(
+        self,
+        model: Embedder,
+        rows: list[tuple[str, bytes]],
+        wait: float,
+        on_wait: Callable[[str], None] | None,
+    ) -> None:
+        """Commit a batch to the cache under the lock; held for the next step when the lock
+        stays busy (IndexBusy): a long reindex never makes the work be done twice."""
+        from vaultmem import indexer
+
+        conn = self.vault.conn
+        try:
+            with indexer.lock(self.vault.index_path, wait, on_wait), store.transaction(conn):
+                store.cache_vectors(conn, model.name, rows)
+        except IndexBusy:
+            self._unsaved = rows
+            raise
 
     def _swap(self, model: Embedder, wait: float, on_wait: Callable[[str], None] | None) -> Step:
         """Every vector replaced by MiniLM's from the cache, in one transaction under the

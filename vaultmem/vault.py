@@ -425,7 +425,7 @@ class Vault:
             result = search_run(
                 self.conn,
                 q,
-                self.embedder,
+                _once(self.embedder),  # as this snapshot sees it, on the worker thread too
                 self.llm,
                 matrix,
                 reranker,
@@ -632,6 +632,20 @@ class Vault:
         if older_than is None:
             return self.writer.purge(entries=entries, now=now)
         return self.writer.purge(older_than=older_than, entries=entries, now=now)
+
+
+def _once(make: Callable[[], _T]) -> Callable[[], _T]:
+    """`make`, called at most once (from any thread), its answer kept."""
+    made: list[_T] = []
+    lock = threading.Lock()
+
+    def once() -> _T:
+        with lock:
+            if not made:
+                made.append(make())
+            return made[0]
+
+    return once
 
 
 def _minilm_installed() -> bool:
