@@ -560,3 +560,17 @@ def test_the_real_model_upgrades_a_small_vault(
     hits = vault.search("how do I warm my house", mode="semantic").hits
     assert hits and hits[0].path == "heat.md"
     assert store.get_meta(vault.conn, "embed_dim") == "384"
+
+
+def test_a_running_server_upgrades_in_the_background(
+    minilm: StandInMiniLM, make_vault: MakeVault
+) -> None:
+    from vaultmem.server.running import serving
+
+    vault = big(make_vault, 9)
+    with serving(vault) as live:
+        live.answered.set()
+        wait_for(lambda: vault.embed_upgrade.status().state == "upgraded", "the upgrade")
+        assert vault.search("heat pumps", mode="semantic").hits
+    assert_whole(vault, MINILM)
+    assert not any(t.name == "vaultmem-upgrade" for t in threading.enumerate())
