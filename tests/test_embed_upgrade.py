@@ -574,3 +574,26 @@ def test_a_running_server_upgrades_in_the_background(
         assert vault.search("heat pumps", mode="semantic").hits
     assert_whole(vault, MINILM)
     assert not any(t.name == "vaultmem-upgrade" for t in threading.enumerate())
+
+
+def test_a_step_yields_to_calls_under_way(
+    minilm: StandInMiniLM, make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(embed_upgrade, "YIELD_MAX", DEADLINE)
+    vault = big(make_vault, 9)
+    done = threading.Event()
+    with vault.calls:  # a search, a write... under way in another thread
+        stepping = threading.Thread(
+            target=lambda: (vault.embed_upgrade.step(), done.set()), daemon=True
+        )
+        stepping.start()
+        assert not done.wait(0.3)  # a bounded look: it must still be waiting
+        assert minilm.embedded == 0
+    assert done.wait(DEADLINE)
+    assert minilm.embedded == 9
+    # and never for longer than YIELD_MAX
+    monkeypatch.setattr(embed_upgrade, "YIELD_MAX", 0.01)
+    add(vault, {"x.md": "one more\n"})
+    vault.reindex()
+    with vault.calls:
+        assert vault.embed_upgrade.step().embedded == 1

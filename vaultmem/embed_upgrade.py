@@ -42,6 +42,7 @@ BATCH = 64  # sections a step embeds and commits: a few seconds of one core
 # the calling thread (vaultmem/embed.py), so the background's work stays at its priority
 # (OpenBLAS's own threads were started at normal priority); and a stop is seen between calls
 CALL = 4
+YIELD_MAX = 2.0  # seconds a step waits for the calls under way before its next call to the model
 IDLE_CHECK = 60.0  # seconds between looks at a vault with nothing to upgrade
 BUSY_RETRY = 5.0  # seconds before trying again when another process holds the lock
 FAILED_RETRY = 300.0  # seconds before trying again after the model failed
@@ -49,6 +50,31 @@ FAILED_RETRY = 300.0  # seconds before trying again after the model failed
 # pending: steps to run (or the swap); upgraded: done, the index uses MiniLM's vectors;
 # unavailable: it would be pending, but MiniLM is not installed; none: nothing to upgrade
 State = Literal["pending", "upgraded", "unavailable", "none"]
+
+
+class Calls:
+    """How many calls into a `Vault` are under way (a search, a write, a reindex...): the
+    upgrade waits for none before each call to its model, so that it takes no core and no
+    GIL from them (a call that lasts longer than YIELD_MAX does not stop it for good)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._changed = threading.Condition()
+
+    def __enter__(self) -> None:
+        with self._changed:
+            self._count += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._changed:
+            self._count -= 1
+            if not self._count:
+                self._changed.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no call is under way (at most `timeout` seconds); True if none is."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._count, timeout)
 
 
 @dataclass(frozen=True)
@@ -208,6 +234,7 @@ class Upgrade:
         for start in range(0, len(todo), CALL):
             if stop is not None and stop.is_set():
                 return Step(0, now)
+            self.vault.calls.wait_idle(YIELD_MAX)
             part = todo[start : start + CALL]
             vectors = model.embed([indexer.embedded_text(texts[i]) for i, _ in part])
             rows += [

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vaultmem import edit, health, store
 from vaultmem.config import Config, load_config, write_default_config
+from vaultmem.embed_upgrade import Calls
 from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultmemError, VaultNotFound
 from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
@@ -144,7 +145,8 @@ def _front_door(method: _F) -> _F:
         args = tuple(map(_storable, args))
         kwargs = {k: _storable(v) for k, v in kwargs.items()}
         try:
-            return method(self, *args, **kwargs)
+            with self.calls:  # the upgrade's background thread waits while any is under way
+                return method(self, *args, **kwargs)
         except store.Error as exc:
             error = store.index_error(exc, self.index_path)
             if error is None:
@@ -186,6 +188,7 @@ class Vault:
         if not root.is_dir():
             raise VaultNotFound(f"vault path {root} is not a folder")
         self.root = root
+        self.calls = Calls()  # the calls under way, which the upgrade yields to
         self.config: Config = config if config is not None else load_config(root)
         self.index_path = index_path or self.config.index_path(root)
         self.embedder_spec: str | None = None  # set by front-ends from --embedder
