@@ -478,7 +478,7 @@ def test_upgrade_model_on_the_command_line(minilm: StandInMiniLM, make_vault: Ma
     assert data["embed_upgrade"] == {
         "state": "pending",
         "reason": data["embed_upgrade"]["reason"],
-        "sections": 9,
+        "chunks": 9,
         "covered": 0,
         "minutes_left": 1,
     }
@@ -597,3 +597,23 @@ def test_a_step_yields_to_calls_under_way(
     vault.reindex()
     with vault.calls:
         assert vault.embed_upgrade.step().embedded == 1
+
+
+def test_uninstalled_after_the_upgrade_then_installed_again_swaps_back_for_free(
+    minilm: StandInMiniLM, make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = big(make_vault, 9)
+    assert vault.embed_upgrade.run().swapped
+    with monkeypatch.context() as gone:
+        gone.setattr(encoder, "find_minilm", lambda: None)
+        report = Vault(vault.root).reindex()
+        assert report.embeddings.model == WORDLLAMA
+        assert "no longer installed" in (report.embeddings.notice or "")
+        assert Vault(vault.root).embed_upgrade.status().state == "unavailable"
+    back = Vault(vault.root)
+    status = back.embed_upgrade.status()
+    assert (status.state, status.covered, status.sections) == ("pending", 9, 9)
+    embedded = minilm.embedded
+    assert back.embed_upgrade.step().swapped
+    assert minilm.embedded == embedded  # MiniLM's vectors were still in the cache
+    assert_whole(back, MINILM)

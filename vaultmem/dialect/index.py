@@ -111,7 +111,7 @@ class UpgradeStatusOut(TypedDict):
 
     state: str  # "pending", "upgraded", "unavailable" (MiniLM not installed), "none"
     reason: str  # in words
-    sections: int  # the vault's sections
+    chunks: int  # the vault's sections (as stats' `chunks`)
     covered: int  # of them, those all-MiniLM-L6-v2 has embedded
     minutes_left: int  # about how many minutes of one core the rest costs
 
@@ -128,7 +128,7 @@ def upgrade_status(u: Status) -> UpgradeStatusOut:
     return {
         "state": u.state,
         "reason": u.reason,
-        "sections": u.sections,
+        "chunks": u.sections,
         "covered": u.covered,
         "minutes_left": u.minutes_left,
     }
