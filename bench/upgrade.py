@@ -3,15 +3,20 @@ search costs while its background thread runs.
 
     .venv/bin/python bench/upgrade.py [--vault PATH] [--limit N] [--runs 3]
 
-The vault (default: the shared kepano vault) is copied under $VAULTMEM_BENCH_TMP
-(/tmp/vaultmem-bench)/upgrade/, with `embed_auto_limit = N` (default 20) in its config, so `auto`
-gives it wordllama; that index is kept as the start of every run. Each run, in one process with
-the vectors in memory (`Vault.warm`, as the MCP server and the TUI hold them):
+The vault (default: the shared kepano vault, vaults/kepano-obsidian) is copied under
+$VAULTMEM_BENCH_TMP (/tmp/vaultmem-bench)/upgrade/, with `embed_auto_limit = N` (default 20)
+in its config, so `auto` gives it wordllama; that index is kept as the start of every run. Each
+run, in one process with the vectors in memory (`Vault.warm`, as the MCP server and the TUI
+hold them):
 
   before   every query once with wordllama, no upgrade running (the baseline);
   during   the upgrade's `Background` thread started (idle priority, one BLAS thread), the
            queries searched in turn until it swaps (each search's wall time);
   after    every query once more, now with all-MiniLM-L6-v2.
+
+Searches start --every seconds (0.25: a person typing, an agent's calls), in all three
+phases: searches back to back would keep the process busy all the time, and the upgrade, which
+waits for the calls under way, would barely move.
 
 The queries are the notes' titles (hybrid search, limit 10). The upgrade's CPU time is its own
 thread's (/proc/self/task/TID/stat), its wall time from start to swap. Prints a table and writes
@@ -41,17 +46,22 @@ def thread_cpu(native_id: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed(vault: object, query: str) -> float:
+def timed(vault: object, query: str, every: float) -> float:
+    """One search's wall milliseconds, then a wait until `every` seconds from its start."""
     started = time.perf_counter()
     vault.search(query)  # type: ignore[attr-defined]
-    return (time.perf_counter() - started) * 1000
+    took = time.perf_counter() - started
+    time.sleep(max(0.0, every - took))
+    return took * 1000
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--vault", default=str(SHARED / "kepano"), help="the vault to copy")
+    ap.add_argument("--vault", default=str(SHARED / "vaults" / "kepano-obsidian"),
+                    help="the vault to copy")
     ap.add_argument("--limit", type=int, default=20, help="embed_auto_limit for the copy")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--every", type=float, default=0.25, help="seconds between searches")
     args = ap.parse_args()
     os.environ.pop("VAULTMEM_EMBEDDER", None)
 
@@ -91,7 +101,7 @@ def main() -> None:
         assert status.state == "pending", status
         for q in queries[:5]:
             vault.search(q)  # the model loaded, caches warm
-        before = [timed(vault, q) for q in queries]
+        before = [timed(vault, q, args.every) for q in queries]
         load_before = os.getloadavg()
         background = Background(vault)
         started = time.perf_counter()
@@ -103,12 +113,12 @@ def main() -> None:
         while not background.swapped.is_set():
             if time.perf_counter() - started > 3600:
                 sys.exit(f"the upgrade did not finish within an hour: {background.last}")
-            during.append(timed(vault, queries[i % len(queries)]))
+            during.append(timed(vault, queries[i % len(queries)], args.every))
             i += 1
         wall = time.perf_counter() - started
         cpu = thread_cpu(thread.native_id)
         background.stop()
-        after = [timed(vault, q) for q in queries]
+        after = [timed(vault, q, args.every) for q in queries]
         model = store.get_meta(vault.conn, "embed_model")
         row = {
             "run": run + 1,
@@ -141,8 +151,8 @@ def main() -> None:
     out = RESULTS / f"upgrade-{name}.json"
     out.write_text(
         json.dumps(
-            {"vault": str(source), "limit": args.limit, "runs": runs, "median": summary,
-             "when": time.strftime("%Y-%m-%d %H:%M:%S"), "cpus": os.cpu_count()},
+            {"vault": str(source), "limit": args.limit, "every": args.every, "runs": runs,
+             "median": summary, "when": time.strftime("%Y-%m-%d %H:%M:%S"), "cpus": os.cpu_count()},
             indent=1,
         )
         + "\n"
