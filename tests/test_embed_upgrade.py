@@ -617,3 +617,16 @@ def test_uninstalled_after_the_upgrade_then_installed_again_swaps_back_for_free(
     assert back.embed_upgrade.step().swapped
     assert minilm.embedded == embedded  # MiniLM's vectors were still in the cache
     assert_whole(back, MINILM)
+
+
+def test_stats_say_who_goes_on_with_the_upgrade(
+    minilm: StandInMiniLM, make_vault: MakeVault
+) -> None:
+    vault = big(make_vault, 9)
+    at = ["--vault", str(vault.root), "stats"]
+    assert "the MCP server and the TUI do" in CliRunner().invoke(cli, at).output
+    (vault.root / ".vaultmem").mkdir(exist_ok=True)
+    (vault.root / ".vaultmem" / "config.toml").write_text('embed_upgrade = "manual"\n')
+    shown = CliRunner().invoke(cli, at).output
+    assert "`vaultmem upgrade-model` goes on with it" in shown
+    assert "the MCP server" not in shown
