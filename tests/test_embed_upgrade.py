@@ -630,3 +630,30 @@ def test_stats_say_who_goes_on_with_the_upgrade(
     shown = CliRunner().invoke(cli, at).output
     assert "`vaultmem upgrade-model` goes on with it" in shown
     assert "the MCP server" not in shown
+
+
+def test_upgrade_model_wait_outlasts_a_lock_held_for_a_moment(
+    minilm: StandInMiniLM, make_vault: MakeVault
+) -> None:
+    vault = big(make_vault, 9)
+    at = ["--vault", str(vault.root), "upgrade-model"]
+    with indexer.lock(vault.index_path, 0.0, None):
+        given_up = CliRunner().invoke(cli, [*at, "--wait", "0"])
+    assert isinstance(given_up.exception, IndexBusy) and given_up.exception.exit_code == 4
+    held = threading.Event()
+    released = threading.Event()
+
+    def hold() -> None:
+        with indexer.lock(vault.index_path, 0.0, None):
+            held.set()
+            wait_for(lambda: minilm.embedded >= 18, "the batch embedded, the lock awaited")
+        released.set()
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert held.wait(DEADLINE)
+    waited = CliRunner().invoke(cli, [*at, "--wait", "120", "--json"])
+    assert released.is_set()
+    assert waited.exit_code == 0, waited.output
+    assert json.loads(waited.stdout)["swapped"] is True
+    assert "another reindex is running" in waited.stderr
