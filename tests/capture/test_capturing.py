@@ -523,7 +523,9 @@ def test_undo_outlasts_the_process_and_goes_back_one_decision_at_a_time(vault: V
         later.captures.undo()
 
 
-def test_undo_keeps_the_last_decisions_only(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_undo_keeps_the_last_decisions_only(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import vaultmem.capture.journal
 
     monkeypatch.setattr(vaultmem.capture.journal, "KEPT", 2)
