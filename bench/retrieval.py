@@ -576,6 +576,42 @@ def prepare_vaultmem(ds: Dataset, root: Path, index: Path, full: bool) -> tuple[
     return vault, info
 
 
+def run_upgrade(vault: Any, cache_from: str | None) -> dict:
+    """The MiniLM upgrade (vaultmem/embed_upgrade.py) run to its end before scoring; with
+    `cache_from`, the MiniLM rows of another index's embedding cache copied in first (the same
+    text hashes: only what they do not cover is embedded; that index is only read)."""
+    from vaultmem import store
+    from vaultmem.embed_upgrade import minilm_name
+
+    copied = 0
+    if cache_from:
+        conn = vault.conn
+        before = store.cache_coverage(conn, minilm_name())[1]
+        conn.execute("ATTACH DATABASE ? AS other", (cache_from,))
+        try:
+            with store.transaction(conn):
+                conn.execute(
+                    "INSERT OR IGNORE INTO embeddings(model, text_hash, vector) SELECT model,"
+                    " text_hash, vector FROM other.embeddings WHERE model = ?", (minilm_name(),))
+        finally:
+            conn.execute("DETACH DATABASE other")
+        copied = store.cache_coverage(conn, minilm_name())[1] - before
+    status = vault.embed_upgrade.status()
+    print(f"  upgrade: {status.state}, {status.covered:,} of {status.sections:,} sections "
+          f"covered ({copied:,} by the copied cache); running it", file=sys.stderr, flush=True)
+    started, cpu_started, load = time.perf_counter(), time.process_time(), os.getloadavg()
+    outcome = vault.embed_upgrade.run()
+    info = {"state": outcome.status.state, "swapped": outcome.swapped,
+            "embedded": outcome.embedded, "covered_before": status.covered,
+            "copied_from_cache": copied, "cache_from": cache_from, "sections": status.sections,
+            "seconds": round(time.perf_counter() - started, 2),
+            "cpu_s": round(time.process_time() - cpu_started, 2),
+            "load_before": load, "load_after": os.getloadavg(),
+            "model": store.get_meta(vault.conn, "embed_model")}
+    print(f"  upgrade: {info}", file=sys.stderr, flush=True)
+    return info
+
+
 def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]]:
     """Score every retriever on ds: (results for the JSON, per-query rows)."""
     from threadpoolctl import threadpool_info, threadpool_limits
@@ -589,6 +625,8 @@ def run_dataset(ds: Dataset, args: argparse.Namespace) -> tuple[dict, list[dict]
           f"{wrote['removed']} removed), {len(queries):,} queries", file=sys.stderr, flush=True)
 
     vault, vm_info = prepare_vaultmem(ds, root, index, args.reindex)
+    if args.upgrade:
+        vm_info["upgrade"] = run_upgrade(vault, args.upgrade_cache_from)
     emb = vm_info.get("embeddings")
     print(f"  vaultmem reindex: {vm_info['changed']} notes (re)indexed in "
           f"{vm_info['reindex_s']:.1f}s wall, {vm_info['reindex_cpu_s']:.1f}s CPU"
@@ -815,6 +853,12 @@ def main() -> None:
                     help="rebuild the vaultmem index from scratch instead of reusing it")
     ap.add_argument("--captions", action="store_true",
                     help="LoCoMo: add the image captions to the turns (vault locomo-captions)")
+    ap.add_argument("--upgrade", action="store_true",
+                    help="run the MiniLM upgrade (vaultmem upgrade-model) to its end after the "
+                         "reindex, before scoring (vault <dataset>-upgrade)")
+    ap.add_argument("--upgrade-cache-from", metavar="INDEX", default=None,
+                    help="with --upgrade: copy the MiniLM vectors of INDEX's embedding cache "
+                         "first (same text hashes: spares their embedding; pass a copy)")
     args = ap.parse_args()
     # Before anything imports numpy (vaultmem does): BLAS on one thread from the start too.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -840,6 +884,8 @@ def main() -> None:
               else load_longmemeval())
         if args.embedder:  # a vault and index per embedder: an index holds one model's vectors
             ds.name = f"{ds.name}-{embedder_slug(args.embedder)}"
+        if args.upgrade:
+            ds.name = f"{ds.name}-upgrade"
         res, per_query = run_dataset(ds, args)
         suffix = (f"-{args.mode}" if args.mode else "") + (
             f"-q{args.limit_queries}" if args.limit_queries else "")

@@ -50,6 +50,11 @@ PROVEN: dict[tuple[str, str], str] = {
         "--wait",
     ): "test_reindex_wait_outlasts_a_lock_held_for_a_moment",
     ("reindex", "--json"): "test_reindex_search_show_backlinks_stats",
+    ("upgrade-model", "--json"): "test_upgrade_model_on_the_command_line",
+    (
+        "upgrade-model",
+        "--wait",
+    ): "test_upgrade_model_wait_outlasts_a_lock_held_for_a_moment",
     ("search", "--mode"): "test_search_mode_picks_the_retrievers",
     ("search", "--limit"): "test_search_limit_cuts_the_hits",
     ("search", "--tag"): "test_search_tag_matches_nested_tags_under_it",

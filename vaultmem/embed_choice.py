@@ -11,7 +11,13 @@ vault's first index with it costs minutes, not seconds. `auto` takes MiniLM for 
 - an index whose vectors were made before `auto` existed, or by a model someone chose with
   `--embedder`, `$VAULTMEM_EMBEDDER` or the config's `embedder`, keeps that model;
 - without the MiniLM package, wordllama, with a notice saying what to install; once it is
-  installed, a vault still under the limit moves to MiniLM at its next reindex.
+  installed, a vault still under the limit moves to MiniLM at its next reindex;
+- a vault given wordllama for its size can still move to MiniLM without anyone waiting: the
+  upgrade (vaultmem/embed_upgrade.py) embeds it a batch at a time and swaps the vectors once
+  every section has MiniLM's, recorded as `upgraded`; such a vault keeps MiniLM up to
+  `UPGRADE_LIMIT` sections.
+
+The limit is the config's `embed_auto_limit` when set (`Vault` passes it), else `AUTO_LIMIT`.
 
 `decide` is the rule (pure); `recorded`/`record` read and write what the index keeps.
 """
@@ -19,6 +25,7 @@ vault's first index with it costs minutes, not seconds. `auto` takes MiniLM for 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,12 +37,22 @@ WORDLLAMA_SPEC = "wordllama"
 # Sections (what the indexer embeds) up to which `auto` takes MiniLM. Its first index at the
 # limit costs ~1.5 to 5 minutes of one core (docs/BENCHMARKS.md, round 5; README).
 AUTO_LIMIT = 2000
+# Sections up to which a vault past the limit is moved to MiniLM by the upgrade. At ~10
+# sections per CPU-second that is ~35 minutes of one idle-priority core, once, and ~30 MB of
+# cached vectors; a 126k-section vault (MDN) would take ~3.5 hours and ~190 MB, and every
+# later reindex of a big import would embed at MiniLM's pace: past this bound, wordllama.
+UPGRADE_LIMIT = 20_000
+# Sections MiniLM embeds per CPU-second on a typical vault (docs/BENCHMARKS.md, round 5:
+# 6.5 for long sections to 24 for short notes; SciFact's abstracts 10.8): for estimates.
+MINILM_RATE = 10.0
 META_KEY = "embed_choice"
 
 By = Literal["auto", "you"]
 # small: at most the limit; large: past it; absent: MiniLM's package not installed; kept: the
-# index's vectors came from a model chosen by hand, or before `auto` existed; you: chosen now
-Why = Literal["small", "large", "absent", "kept", "you"]
+# index's vectors came from a model chosen by hand, or before `auto` existed; you: chosen now;
+# upgraded: a large vault moved to MiniLM by the upgrade (vaultmem/embed_upgrade.py)
+Why = Literal["small", "large", "absent", "kept", "you", "upgraded"]
+WHYS = ("small", "large", "absent", "kept", "you", "upgraded")
 
 
 @dataclass(frozen=True)
@@ -63,6 +80,12 @@ class Choice:
             return (
                 "chosen automatically: all-MiniLM-L6-v2 is not installed"
                 " (`pip install 'vaultmem[minilm]'`)"
+            )
+        if self.why == "upgraded":
+            return (
+                "upgraded from wordllama once all-MiniLM-L6-v2 had embedded the vault "
+                f"({self.sections:,} sections, over the {self.limit:,} up to which it is used "
+                "from the first index)"
             )
         if self.why == "large":
             return (
@@ -123,6 +146,7 @@ def decide(
         # made again: by size alone.
         return fresh
     by_auto = previous is not None and previous.by == "auto"
+    upgraded = by_auto and previous is not None and previous.why == "upgraded"
     if held == MINILM_SPEC:
         if not installed:
             return Choice(
@@ -135,7 +159,19 @@ def decide(
                 "with wordllama (`pip install 'vaultmem[minilm]'` to go back)",
                 redo=True,
             )
-        if by_auto and sections > limit:
+        if upgraded and sections > UPGRADE_LIMIT:
+            return Choice(
+                WORDLLAMA_SPEC,
+                "auto",
+                "large",
+                sections,
+                limit,
+                notice=f"the vault has grown past {UPGRADE_LIMIT:,} sections ({sections:,}), "
+                "the most all-MiniLM-L6-v2 is kept for: meaning search moves to wordllama, "
+                "which embeds ~100x faster (`--embedder minilm` keeps all-MiniLM-L6-v2)",
+                redo=True,
+            )
+        if by_auto and not upgraded and sections > limit:
             return Choice(
                 WORDLLAMA_SPEC,
                 "auto",
@@ -183,7 +219,14 @@ def for_search(
 
 def _fresh(sections: int, installed: bool, limit: int) -> Choice:
     if sections > limit:
-        return Choice(WORDLLAMA_SPEC, "auto", "large", sections, limit)
+        return Choice(
+            WORDLLAMA_SPEC,
+            "auto",
+            "large",
+            sections,
+            limit,
+            notice=_large(sections, limit, installed),
+        )
     if not installed:
         return Choice(
             WORDLLAMA_SPEC,
@@ -198,6 +241,40 @@ def _fresh(sections: int, installed: bool, limit: int) -> Choice:
             else None,
         )
     return Choice(MINILM_SPEC, "auto", "small", sections, limit)
+
+
+def upgrade_minutes(sections: int) -> int:
+    """About how many minutes of one core MiniLM takes to embed `sections` sections."""
+    return max(1, math.ceil(sections / MINILM_RATE / 60))
+
+
+def upgrade_cost(sections: int) -> str:
+    """What embedding `sections` sections with MiniLM costs, in words."""
+    minutes = upgrade_minutes(sections)
+    return f"~{minutes} minute{'s' * (minutes != 1)} of one core"
+
+
+def _large(sections: int, limit: int, installed: bool) -> str | None:
+    """What a vault past the limit is told once, at its first index: that it can still move
+    to MiniLM, and what that costs."""
+    if sections > UPGRADE_LIMIT:
+        return None
+    said = (
+        f"meaning search uses wordllama: the vault has {sections:,} sections, over the "
+        f"{limit:,} up to which all-MiniLM-L6-v2 (better answers, ~100x slower to embed) "
+        "is used from the start"
+    )
+    cost = upgrade_cost(sections)
+    if not installed:
+        return (
+            f"{said}; with `pip install 'vaultmem[minilm]'`, `vaultmem upgrade-model` can move "
+            f"it to all-MiniLM-L6-v2 ({cost})"
+        )
+    return (
+        f"{said}; `vaultmem upgrade-model` moves it to all-MiniLM-L6-v2 ({cost}; searches "
+        "keep working meanwhile), and the MCP server and the TUI do it in the background "
+        'unless the config says `embed_upgrade = "manual"`'
+    )
 
 
 def _kept(spec: str, previous: Choice | None, sections: int, limit: int) -> Choice:
@@ -225,7 +302,7 @@ def recorded(conn: store.Connection) -> Choice | None:
         sections, limit = int(data.get("sections", 0)), int(data.get("limit", AUTO_LIMIT))
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    if by not in ("auto", "you") or why not in ("small", "large", "absent", "kept", "you"):
+    if by not in ("auto", "you") or why not in WHYS:
         return None
     if model != store.get_meta(conn, "embed_model"):
         return None

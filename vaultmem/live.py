@@ -25,6 +25,8 @@ from vaultmem.vault import Vault
 if TYPE_CHECKING:
     from watchfiles._rust_notify import RustNotify
 
+    from vaultmem.embed_upgrade import Background
+
 log = logging.getLogger(__name__)
 
 OnChange = Callable[[frozenset[str]], None]
@@ -48,6 +50,19 @@ def settle_heap() -> None:
     gc.freeze()
     young, middle, old = gc.get_threshold()
     gc.set_threshold(young, middle, max(old, FULL_GC_EVERY))
+
+
+def start_upgrade(vault: Vault) -> Background | None:
+    """The move of a vault past auto's limit to all-MiniLM-L6-v2 (vaultmem/embed_upgrade.py),
+    in a background thread at idle priority, unless the config says `embed_upgrade =
+    "manual"`; None then. The caller stops it (`stop()`) when it closes."""
+    if vault.config.embed_upgrade != "background":
+        return None
+    from vaultmem.embed_upgrade import Background
+
+    background = Background(vault)
+    background.start()
+    return background
 
 
 class Freshness:

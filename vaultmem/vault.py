@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from vaultmem import edit, health, store
 from vaultmem.config import Config, load_config, write_default_config
+from vaultmem.embed_upgrade import Calls
 from vaultmem.errors import IndexDamaged, SchemaMismatch, VaultmemError, VaultNotFound
 from vaultmem.health import DoctorReport, LinkProblem, Stats
 from vaultmem.index import Index
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
     from vaultmem import graph as link_graph
     from vaultmem.capturing import Captures
     from vaultmem.embed import Embedder
+    from vaultmem.embed_upgrade import Upgrade
     from vaultmem.gaps import GapsReport
     from vaultmem.llm import LLM
     from vaultmem.rerank import Reranker
@@ -141,7 +143,8 @@ def _front_door(method: _F) -> _F:
         args = tuple(map(_storable, args))
         kwargs = {k: _storable(v) for k, v in kwargs.items()}
         try:
-            return method(self, *args, **kwargs)
+            with self.calls:  # the upgrade's background thread waits while any is under way
+                return method(self, *args, **kwargs)
         except store.Error as exc:
             error = store.index_error(exc, self.index_path)
             if error is None:
@@ -183,11 +186,13 @@ class Vault:
         if not root.is_dir():
             raise VaultNotFound(f"vault path {root} is not a folder")
         self.root = root
+        self.calls = Calls()  # the calls under way, which the upgrade yields to
         self.config: Config = config if config is not None else load_config(root)
         self.index_path = index_path or self.config.index_path(root)
         self.embedder_spec: str | None = None  # set by front-ends from --embedder
         self.llm_spec: str | None = None
         self._embedder: Embedder | None = None
+        self._embedder_for: str | None = None  # the index's model when auto chose _embedder
         self._embedder_lock = threading.Lock()
         self.rerank_choice: bool | None = None  # set by front-ends from --rerank/--no-rerank
         self._reranker: Reranker | None = None
@@ -205,6 +210,14 @@ class Vault:
         from vaultmem.capturing import Captures
 
         return Captures(self)
+
+    @functools.cached_property
+    def embed_upgrade(self) -> Upgrade:
+        """The move of a vault past auto's limit to all-MiniLM-L6-v2 (vaultmem/embed_upgrade.py):
+        `status()`, `step()`, `run()`; long-running front-ends run it in a `Background`."""
+        from vaultmem.embed_upgrade import Upgrade
+
+        return Upgrade(self)
 
     # ---- lifecycle
 
@@ -252,20 +265,45 @@ class Vault:
     def embedder(self) -> Embedder:
         """The embedding model (--embedder, $VAULTMEM_EMBEDDER, config), else `auto`'s choice
         for the index as it is (vaultmem/embed_choice.py: MiniLM for small vaults, wordllama
-        beyond; a switch waits for the next reindex)."""
+        beyond; a switch waits for the next reindex, or the upgrade's swap, which another
+        process may make: auto's model follows the index's vectors)."""
         with self._embedder_lock:  # loading a model twice from two threads wastes seconds
-            if self._embedder is None:
+            spec = self._wanted_embedder()
+            if self._embedder is None or (spec is None and self._vectors_moved()):
                 from vaultmem import embed_choice
                 from vaultmem.embed import make_embedder
 
-                spec = self._wanted_embedder()
                 if spec is None:
                     sections, model, previous = self._index_facts()
                     spec = embed_choice.for_search(
-                        sections, model, previous, _minilm_installed()
+                        sections, model, previous, _minilm_installed(), self.auto_limit()
                     ).spec
-                self._embedder = make_embedder(spec)
+                    self._embedder_for = model
+                current = self._embedder
+                if current is None or embed_choice.model_spec(current.name) != spec:
+                    current = self._embedder = make_embedder(spec)
+                return current
             return self._embedder
+
+    def _vectors_moved(self) -> bool:
+        """Whether the index's vectors are another model's than when auto chose the model."""
+        try:
+            return store.get_meta(self.conn, "embed_model") != self._embedder_for
+        except VaultmemError:
+            return False
+
+    def named_embedder(self) -> str | None:
+        """The model someone named (--embedder, $VAULTMEM_EMBEDDER, the config), or None for
+        `auto`."""
+        return self._wanted_embedder()
+
+    def auto_limit(self) -> int:
+        """The sections up to which `auto` takes MiniLM: the config's `embed_auto_limit`, else
+        embed_choice.AUTO_LIMIT."""
+        from vaultmem import embed_choice
+
+        limit = self.config.embed_auto_limit
+        return embed_choice.AUTO_LIMIT if limit is None else limit
 
     def _wanted_embedder(self) -> str | None:
         """The model someone named (--embedder, $VAULTMEM_EMBEDDER, the config), or None for
@@ -307,13 +345,17 @@ class Vault:
             choice = embed_choice.explicit(spec)
         else:
             installed = _minilm_installed()
-            choice = embed_choice.decide(sections, model, previous, installed, again=again)
+            choice = embed_choice.decide(
+                sections, model, previous, installed, self.auto_limit(), again=again
+            )
         with self._embedder_lock:
             current = self._embedder
             if current is None or (
                 spec is None and embed_choice.model_spec(current.name) != choice.spec
             ):
                 current = self._embedder = make_embedder(choice.spec)
+            if spec is None:
+                self._embedder_for = current.name  # the model of the vectors about to be made
             return current, choice
 
     def reranker(self, wanted: bool | None = None) -> tuple[Reranker | None, str | None]:
@@ -377,9 +419,18 @@ class Vault:
         q = Query(query, limit, mode, filters, hyde, now, count_expired=count_expired)
         matrix = self.index.current_matrix()
         reranker, notice = self.reranker(rerank) if mode != "keyword" else (None, None)
-        result = search_run(
-            self.conn, q, self.embedder, self.llm, matrix, reranker, beside=lambda: self.index.conn
-        )
+        # one state of the index for the whole search: a swap of models (the upgrade,
+        # vaultmem/embed_upgrade.py) commits before it or after it, never in between
+        with store.snapshot(self.conn):
+            result = search_run(
+                self.conn,
+                q,
+                _once(self.embedder),  # as this snapshot sees it, on the worker thread too
+                self.llm,
+                matrix,
+                reranker,
+                beside=lambda: self.index.conn,
+            )
         if notice:
             result = dataclasses.replace(result, notices=(*result.notices, notice))
         return result
@@ -562,6 +613,20 @@ class Vault:
         if older_than is None:
             return self.writer.purge(entries=entries, now=now)
         return self.writer.purge(older_than=older_than, entries=entries, now=now)
+
+
+def _once(make: Callable[[], _T]) -> Callable[[], _T]:
+    """`make`, called at most once (from any thread), its answer kept."""
+    made: list[_T] = []
+    lock = threading.Lock()
+
+    def once() -> _T:
+        with lock:
+            if not made:
+                made.append(make())
+            return made[0]
+
+    return once
 
 
 def _minilm_installed() -> bool:

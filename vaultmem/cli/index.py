@@ -16,6 +16,7 @@ import click
 from vaultmem import dialect, live
 from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural, progress_bar
 from vaultmem.config import config_path
+from vaultmem.embed_upgrade import Status
 from vaultmem.errors import VaultmemError
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import Freshness
@@ -241,17 +242,23 @@ def _tell(found: live.Refresh, vault: Vault, first: bool, as_json: bool) -> None
 def stats(obj: Ctx, as_json: bool) -> None:
     """Counts of notes, links, tags and tasks in the index."""
     figures = obj.vault.stats()
+    upgrade = obj.vault.embed_upgrade.status()
     if as_json:
-        emit_json(dialect.stats(figures))
+        emit_json(dialect.stats(figures, upgrade))
         return
-    for label, value in stats_lines(figures, time.time()):
+    background = obj.vault.config.embed_upgrade == "background"
+    for label, value in stats_lines(figures, time.time(), upgrade, background):
         click.echo(f"{label:20} {value}")
 
 
-def stats_lines(s: Stats, now: float) -> list[tuple[str, str]]:
+def stats_lines(
+    s: Stats, now: float, upgrade: Status | None = None, background: bool = True
+) -> list[tuple[str, str]]:
     """The figures as a person reads them: counts with their parts, a size, a local time."""
     vectors = f"{s.vectors:,}" + (f" ({s.embed_model})" if s.embed_model else "")
     rows = [("meaning model", s.embed_reason)] if s.embed_reason else []
+    if upgrade is not None and upgrade.state in ("pending", "unavailable"):
+        rows.append(("model upgrade", upgrade_line(upgrade, background)))
     last = "never"
     if s.last_reindex is not None:
         when = dt.datetime.fromtimestamp(s.last_reindex).strftime("%Y-%m-%d %H:%M")
@@ -274,6 +281,19 @@ def stats_lines(s: Stats, now: float) -> list[tuple[str, str]]:
         ("index", f"{s.index_path} ({human_bytes(s.index_bytes)}, schema {s.schema_version})"),
         ("last reindex", last),
     ]
+
+
+def upgrade_line(u: Status, background: bool = True) -> str:
+    """Where the upgrade to all-MiniLM-L6-v2 stands, in one line."""
+    if u.state == "unavailable":
+        return u.reason
+    share = u.covered / u.sections if u.sections else 1.0
+    left = f"~{u.minutes_left} min of one core left" if u.left else "ready to swap"
+    who = " (the MCP server and the TUI do, in the background)" if background else ""
+    return (
+        f"all-MiniLM-L6-v2 has embedded {u.covered:,} of {u.sections:,} sections "
+        f"({share:.0%}; {left}); `vaultmem upgrade-model` goes on with it{who}"
+    )
 
 
 def ago(seconds: float) -> str:

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "capture",
     "trash",
     "apps",
+    "upgrade",
 )
 COMMANDS = {
     **dict.fromkeys(("doctor", "init", "reindex", "stats", "watch"), "index"),
@@ -52,6 +53,7 @@ COMMANDS = {
     **dict.fromkeys(("capture", "review"), "capture"),
     **dict.fromkeys(("restore", "trash"), "trash"),
     **dict.fromkeys(("mcp", "tui"), "apps"),
+    "upgrade-model": "upgrade",
 }
 
 
@@ -111,6 +113,9 @@ SUMMARIES = {
     "trash": "Move notes to .trash/, list the trash, delete from it for good.",
     "trends": "ENTITY's episode outcomes per period: counts, success and failure rates.",
     "tui": "Open the terminal app: search as you type, notes with their links, browse.",
+    "upgrade-model": (
+        "Move a vault past auto's limit to all-MiniLM-L6-v2, which finds better answers."
+    ),
     "watch": "Keep the index fresh while you edit, and say what changed.",
 }
 

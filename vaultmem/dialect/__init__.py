@@ -40,12 +40,16 @@ from vaultmem.dialect.index import (
     ReindexOut,
     SkippedFileOut,
     StatsOut,
+    UpgradeOut,
+    UpgradeStatusOut,
     doctor,
     link_problem,
     refresh,
     reindex,
     stats,
     timestamp,
+    upgrade,
+    upgrade_status,
 )
 from vaultmem.dialect.memory import (
     ContextLineOut,
@@ -206,6 +210,8 @@ __all__ = [
     "TrashListOut",
     "TrashedOut",
     "TrendsOut",
+    "UpgradeOut",
+    "UpgradeStatusOut",
     "WantedOut",
     "WrittenOut",
     "backlink",
@@ -254,5 +260,7 @@ __all__ = [
     "trash_list",
     "trashed",
     "trends",
+    "upgrade",
+    "upgrade_status",
     "written",
 ]

@@ -7,6 +7,7 @@ import datetime as dt
 from typing_extensions import TypedDict
 
 from vaultmem.dialect.refs import NoteRef, notes
+from vaultmem.embed_upgrade import Outcome, Status
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import Refresh
 from vaultmem.model import title_of
@@ -102,6 +103,44 @@ class StatsOut(TypedDict):
     index_bytes: int
     schema_version: int
     last_reindex: str | None  # ISO 8601, UTC
+    embed_upgrade: UpgradeStatusOut | None  # the move to all-MiniLM-L6-v2 (None: not asked)
+
+
+class UpgradeStatusOut(TypedDict):
+    """Where the upgrade of a vault past auto's limit to all-MiniLM-L6-v2 stands."""
+
+    state: str  # "pending", "upgraded", "unavailable" (MiniLM not installed), "none"
+    reason: str  # in words
+    chunks: int  # the vault's sections (as stats' `chunks`)
+    covered: int  # of them, those all-MiniLM-L6-v2 has embedded
+    minutes_left: int  # about how many minutes of one core the rest costs
+
+
+class UpgradeOut(UpgradeStatusOut):
+    """`vaultmem upgrade-model --json`: the status after the run, and what the run did."""
+
+    embedded: int  # sections embedded by this run
+    seconds: float
+    swapped: bool  # this run moved the vault to all-MiniLM-L6-v2
+
+
+def upgrade_status(u: Status) -> UpgradeStatusOut:
+    return {
+        "state": u.state,
+        "reason": u.reason,
+        "chunks": u.sections,
+        "covered": u.covered,
+        "minutes_left": u.minutes_left,
+    }
+
+
+def upgrade(o: Outcome) -> UpgradeOut:
+    return {
+        **upgrade_status(o.status),
+        "embedded": o.embedded,
+        "seconds": o.seconds,
+        "swapped": o.swapped,
+    }
 
 
 def timestamp(seconds: float | None) -> str | None:
@@ -111,7 +150,7 @@ def timestamp(seconds: float | None) -> str | None:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds")
 
 
-def stats(s: Stats) -> StatsOut:
+def stats(s: Stats, upgrade: Status | None = None) -> StatsOut:
     return {
         "notes": s.notes,
         "attachments": s.attachments,
@@ -134,6 +173,7 @@ def stats(s: Stats) -> StatsOut:
         "index_bytes": s.index_bytes,
         "schema_version": s.schema_version,
         "last_reindex": timestamp(s.last_reindex),
+        "embed_upgrade": upgrade_status(upgrade) if upgrade is not None else None,
     }
 
 

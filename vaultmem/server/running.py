@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from vaultmem.errors import NoIndex, VaultmemError
 
 if TYPE_CHECKING:
+    from vaultmem.embed_upgrade import Background
     from vaultmem.indexer import ReindexReport
     from vaultmem.live import Freshness
     from vaultmem.vault import Vault
@@ -49,7 +50,7 @@ def serving(vault: Vault) -> Iterator[Live]:
     """Ready a vault for a long-running server: an index, a file watcher, and in the
     background the catch-up on edits made while no server ran, the embedding model and the
     vectors in memory (a first call waits for the catch-up only)."""
-    from vaultmem.live import Freshness, settle_heap
+    from vaultmem.live import Freshness, settle_heap, start_upgrade
 
     try:
         vault.conn  # noqa: B018 - opening the index checks that it exists and its schema
@@ -59,6 +60,7 @@ def serving(vault: Vault) -> Iterator[Live]:
         log.info("indexed: %s", report.summary())
     freshness = Freshness(vault)
     live = Live(freshness)
+    upgrading: list[Background | None] = []  # the upgrade's thread, once started
 
     def prepare() -> None:
         # One thread, one step after another, and only the catch-up before the first answer:
@@ -84,6 +86,9 @@ def serving(vault: Vault) -> Iterator[Live]:
         if not live.closed.is_set():
             vault.warm(background=False)
             settle_heap()
+        if not live.closed.is_set():
+            # a vault past auto's limit moves to all-MiniLM-L6-v2 at idle priority
+            upgrading.append(start_upgrade(vault))
 
     def catch_up() -> None:
         try:
@@ -102,6 +107,9 @@ def serving(vault: Vault) -> Iterator[Live]:
         live.closed.set()
         live.answered.set()  # no first call is coming: let the preparation finish
         preparing.join(timeout=STARTUP_WAIT)
+        for background in upgrading:
+            if background is not None:
+                background.stop()
         freshness.stop()
 
 

@@ -40,6 +40,12 @@ def forget_cached_vectors(conn: Connection, model: str) -> None:
     conn.execute("DELETE FROM embeddings WHERE model = ?", (model,))
 
 
+def forget_cached_widths(conn: Connection, model: str, keep: int) -> None:
+    """Drop the cached vectors of `model` that are not `keep` bytes long (another version of
+    the model made them)."""
+    conn.execute("DELETE FROM embeddings WHERE model = ? AND length(vector) != ?", (model, keep))
+
+
 def chunks_without_vectors(conn: Connection) -> list[tuple[int, str]]:
     """(chunk id, text hash) of every chunk with no vector yet."""
     if not has_vectors(conn):
@@ -61,18 +67,73 @@ def store_vectors(
 ) -> None:
     """Attach vectors to chunks (chunk id, text hash, float32 bytes), caching new ones."""
     if cache:
-        before = conn.total_changes
-        conn.executemany(
-            "INSERT OR IGNORE INTO embeddings(model, text_hash, vector) VALUES (?, ?, ?)",
-            [(model, h, v) for _, h, v in rows],
-        )
-        added = conn.total_changes - before
-        if added:  # each new text may have replaced one: what prune_embedding_cache weighs
-            set_meta(conn, "cache_added", str(int(get_meta(conn, "cache_added") or 0) + added))
+        cache_vectors(conn, model, [(h, v) for _, h, v in rows])
     conn.executemany(
         "INSERT OR REPLACE INTO chunk_vectors(rowid, embedding) VALUES (?, ?)",
         [(i, v) for i, _, v in rows],
     )
+
+
+def cache_vectors(conn: Connection, model: str, rows: Sequence[tuple[str, bytes]]) -> None:
+    """Keep vectors (text hash, float32 bytes) in the embedding cache only, not in the index's
+    vectors (the upgrade fills the cache for a model the index does not use yet)."""
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO embeddings(model, text_hash, vector) VALUES (?, ?, ?)",
+        [(model, h, v) for h, v in rows],
+    )
+    added = conn.total_changes - before
+    if added:  # each new text may have replaced one: what prune_embedding_cache weighs
+        set_meta(conn, "cache_added", str(int(get_meta(conn, "cache_added") or 0) + added))
+
+
+def uncached_chunks(conn: Connection, model: str, limit: int) -> list[tuple[int, str]]:
+    """(chunk id, text hash) of up to `limit` texts no vector of `model` is cached for, one
+    chunk per text, in chunk order."""
+    return conn.execute(
+        "SELECT min(c.id), c.text_hash FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM embeddings"
+        " e WHERE e.model = ? AND e.text_hash = c.text_hash) GROUP BY c.text_hash"
+        " ORDER BY min(c.id) LIMIT ?",
+        (model, limit),
+    ).fetchall()
+
+
+def cache_coverage(conn: Connection, model: str) -> tuple[int, int]:
+    """(chunks, chunks whose text has a cached vector of `model`)."""
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ?"
+        " AND e.text_hash = c.text_hash)), 0) FROM chunks c",
+        (model,),
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def cached_widths(conn: Connection, model: str) -> set[int]:
+    """The sizes in bytes of the cached vectors of `model` that the chunks' texts use."""
+    return {
+        int(r[0])
+        for r in conn.execute(
+            "SELECT DISTINCT length(e.vector) FROM chunks c JOIN embeddings e"
+            " ON e.model = ? AND e.text_hash = c.text_hash",
+            (model,),
+        )
+    }
+
+
+def vectors_from_cache(conn: Connection, model: str, dim: int) -> int:
+    """Replace every chunk's vector by the cached one of `model` (`dim` numbers wide), in the
+    transaction under way; returns how many chunks got one. The caller has checked that the
+    cache covers every chunk at that width: a chunk left without one would be searched by
+    keywords only, never by another model's vector."""
+    conn.execute("DROP TABLE IF EXISTS chunk_vectors")
+    ensure_vectors(conn, model, dim)
+    before = conn.total_changes
+    conn.execute(
+        "INSERT INTO chunk_vectors(rowid, embedding) SELECT c.id, e.vector FROM chunks c"
+        " JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.id",
+        (model,),
+    )
+    return conn.total_changes - before
 
 
 def prune_embedding_cache(

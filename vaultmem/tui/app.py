@@ -19,7 +19,7 @@ from textual.screen import Screen
 
 from vaultmem.errors import NoIndex, SchemaMismatch, VaultmemError
 from vaultmem.indexer import ReindexReport
-from vaultmem.live import settle_heap
+from vaultmem.live import settle_heap, start_upgrade
 from vaultmem.tui.commands import ActionsProvider, NotesProvider, note_entries, screen_commands
 from vaultmem.tui.fuzzy import NameIndex
 from vaultmem.tui.screens.browse import BrowseScreen
@@ -36,6 +36,7 @@ from vaultmem.tui.widgets.reindex_bar import ReindexProgress
 from vaultmem.vault import Vault
 
 if TYPE_CHECKING:
+    from vaultmem.embed_upgrade import Background
     from vaultmem.live import Freshness
 
 PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
@@ -99,6 +100,7 @@ class VaultmemApp(App[None]):
         self._dates: tuple[int, dict[str, str | None]] | None = None
         self._names: tuple[int, NameIndex] | None = None
         self.warming: threading.Thread | None = None
+        self.upgrading: Background | None = None  # the move to MiniLM (live.start_upgrade)
         self._note_screens: dict[str, NoteScreen] = {}
         self.title = f"vaultmem · {vault.root.name}"
 
@@ -128,6 +130,8 @@ class VaultmemApp(App[None]):
             self.freshness = Freshness(self.vault, on_change=self._disk_changed)
             self.freshness.start()
             self.refresh_index()  # edits made while the app was closed
+            # a vault past auto's limit moves to all-MiniLM-L6-v2 at idle priority
+            self.upgrading = start_upgrade(self.vault)
         self._settle_heap()
 
     @work(thread=True, group="captures")
@@ -150,6 +154,8 @@ class VaultmemApp(App[None]):
         settle_heap()
 
     def on_unmount(self) -> None:
+        if self.upgrading is not None:
+            self.upgrading.stop()
         if self.freshness is not None:
             self.freshness.stop()
 
