@@ -151,9 +151,34 @@ class MiniLMShortEmbedder(embed.MiniLMEmbedder):
         return vectors
 
 
+class MiniLMWindowsEmbedder(embed.MiniLMEmbedder):
+    """vaultmem's MiniLM with its window settings named in the spec, so each setting gets its
+    own vault and index: `minilm-win:<overlap>:<windows>` (`minilm-win:0:1` reads one window,
+    the text cut at 256 tokens as before windows)."""
+
+    def __init__(self, spec: str) -> None:
+        super().__init__()
+        parts = spec.split(":")[1:]
+        self.overlap = int(parts[0]) if parts and parts[0] else encoder.WINDOW_OVERLAP
+        self.windows = int(parts[1]) if len(parts) > 1 else embed.MiniLMEmbedder.windows
+        self.name = f"minilm-win{self.overlap}x{self.windows}:all-MiniLM-L6-v2"
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        threads = 1 if len(texts) <= 4 else encoder.bulk_threads()
+        vectors = encoder.minilm().embed(
+            texts, threads=threads, windows=self.windows, overlap=self.overlap
+        )
+        for row, text in enumerate(texts):
+            if not text.strip():
+                vectors[row] = 0.0
+        return vectors
+
+
 def make(spec: str) -> embed.Embedder:
     if spec.startswith("minilm-128"):
         return MiniLMShortEmbedder()
+    if spec.startswith("minilm-win"):
+        return MiniLMWindowsEmbedder(spec)
     if spec.startswith("e5-small"):
         return E5SmallEmbedder()
     if spec.startswith("static-minilm"):
@@ -176,7 +201,7 @@ def register() -> None:
 
     def make_embedder(spec: str | None = None) -> embed.Embedder:
         text = (spec or os.environ.get("VAULTMEM_EMBEDDER") or "").strip()
-        ours = text.startswith(("e5-small", "static-minilm", "minilm-128"))
+        ours = text.startswith(("e5-small", "static-minilm", "minilm-128", "minilm-win"))
         return make(text) if ours else original(spec)
 
     make_embedder._bench_models = True  # type: ignore[attr-defined]

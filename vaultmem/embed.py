@@ -291,6 +291,10 @@ class MiniLMEmbedder(Embedder):
     # own batches by tokens, so smaller ones cost nothing)
     batch_size = 32
     _dim = 384
+    # A section past the model's 256 tokens is read as up to this many overlapping windows of
+    # 256, and its vector is their mean (encoder.MiniLM.embed): the model sees all of a
+    # 1,500-character section, or of a 4,000-character text of ~900 tokens (longer is cut).
+    windows = 4
 
     def __init__(self) -> None:
         from vaultmem.encoder import INSTALL_HINT, find_minilm
@@ -305,7 +309,7 @@ class MiniLMEmbedder(Embedder):
         # one BLAS thread for a query (thread start-up costs more than it saves on one short
         # text); every core for indexing, where the products are large
         threads = 1 if len(texts) <= 4 else bulk_threads()
-        vectors = minilm().embed(texts, threads=threads)
+        vectors = minilm().embed(texts, threads=threads, windows=self.windows)
         for row, text in enumerate(texts):
             if not text.strip():
                 vectors[row] = 0.0  # the contract: an empty text gives a zero row
