@@ -153,20 +153,33 @@ class MiniLMShortEmbedder(embed.MiniLMEmbedder):
 
 class MiniLMWindowsEmbedder(embed.MiniLMEmbedder):
     """vaultmem's MiniLM with its window settings named in the spec, so each setting gets its
-    own vault and index: `minilm-win:<overlap>:<windows>` (`minilm-win:0:1` reads one window,
-    the text cut at 256 tokens as before windows)."""
+    own vault and index: `minilm-win:<overlap>:<windows>[:plain][:tokens]` (`tokens`: full
+    windows and a remainder, weighed by the tokens each adds; `minilm-win:0:1` reads one
+    window, the text cut at 256 tokens as before windows; `plain`: a section is given to the
+    model as plain text, search.plain_text: no list, heading or emphasis marks, link syntax)."""
 
     def __init__(self, spec: str) -> None:
         super().__init__()
         parts = spec.split(":")[1:]
         self.overlap = int(parts[0]) if parts and parts[0] else encoder.WINDOW_OVERLAP
         self.windows = int(parts[1]) if len(parts) > 1 else embed.MiniLMEmbedder.windows
-        self.name = f"minilm-win{self.overlap}x{self.windows}:all-MiniLM-L6-v2"
+        self.plain = "plain" in parts[2:]
+        self.even = "tokens" not in parts[2:]
+        plain = ("-plain" if self.plain else "") + ("" if self.even else "-tokens")
+        self.name = f"minilm-win{self.overlap}x{self.windows}{plain}:all-MiniLM-L6-v2"
+
+    def section_text(self, headings: str, body: str, limit: int) -> str:
+        text = super().section_text(headings, body, limit)
+        if not self.plain:
+            return text
+        from vaultmem.search import plain_text
+
+        return plain_text(text)
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         threads = 1 if len(texts) <= 4 else encoder.bulk_threads()
         vectors = encoder.minilm().embed(
-            texts, threads=threads, windows=self.windows, overlap=self.overlap
+            texts, threads=threads, windows=self.windows, overlap=self.overlap, even=self.even
         )
         for row, text in enumerate(texts):
             if not text.strip():

@@ -123,20 +123,36 @@ def test_past_the_last_window_the_text_is_cut() -> None:
     assert spans == [(0, 254), (222, 476), (444, 698), (666, 920)]
 
 
+def test_uneven_windows_are_full_from_the_start_and_the_last_is_what_is_left() -> None:
+    assert window_spans(254, 254, 32, 4, even=False) == [(0, 254)]
+    assert window_spans(255, 254, 32, 4, even=False) == [(0, 254), (222, 255)]
+    assert window_spans(455, 254, 32, 4, even=False) == [(0, 254), (222, 455)]
+    assert window_spans(5000, 254, 32, 4, even=False) == [
+        (0, 254),
+        (222, 476),
+        (444, 698),
+        (666, 920),
+    ]
+
+
 @given(
     length=st.integers(0, 3000),
     size=st.integers(1, 254),
     overlap=st.integers(0, 200),
     most=st.integers(1, 8),
+    even=st.booleans(),
 )
 def test_windows_cover_the_text_in_order_and_overlap(
-    length: int, size: int, overlap: int, most: int
+    length: int, size: int, overlap: int, most: int, even: bool
 ) -> None:
-    spans = window_spans(length, size, overlap, most)
+    spans = window_spans(length, size, overlap, most, even=even)
     assert 1 <= len(spans) <= most
     assert spans[0][0] == 0
     assert all(0 <= start <= stop <= length and stop - start <= size for start, stop in spans)
-    assert len({stop - start for start, stop in spans}) == 1  # no short remainder
+    if even:
+        assert len({stop - start for start, stop in spans}) == 1  # no short remainder
+    else:
+        assert all(stop - start == size for start, stop in spans[:-1])
     shared = min(overlap, size // 2)
     for (_, stop), (start, _) in itertools.pairwise(spans):
         assert stop - start >= shared  # each window overlaps the next: nothing is skipped
@@ -181,6 +197,19 @@ def test_a_long_texts_vector_is_the_mean_of_its_windows() -> None:
     rows = [[ids[0], *ids[1:-1][a:b], ids[-1]] for a, b in spans]
     expected = model._encode(rows, 1).mean(axis=0)
     np.testing.assert_allclose(model.embed([text], windows=4)[0], expected, atol=1e-5)
+
+
+@needs_model
+def test_uneven_windows_weigh_by_the_tokens_each_adds() -> None:
+    model = encoder.minilm()
+    text = "the committee met on tuesday to discuss the budget. " * 30  # ~330 tokens
+    ids = model.tokenizer.encode(text).ids
+    body = ids[1:-1]
+    spans = window_spans(len(body), 254, encoder.WINDOW_OVERLAP, 4, even=False)
+    assert spans == [(0, 254), (222, len(body))]
+    head, tail = model._encode([[ids[0], *body[a:b], ids[-1]] for a, b in spans], 1)
+    expected = (254 * head + (len(body) - 254) * tail) / len(body)
+    np.testing.assert_allclose(model.embed([text], windows=4, even=False)[0], expected, atol=1e-5)
 
 
 LONG_PREAMBLE = (

@@ -80,6 +80,11 @@ class Embedder(ABC):
         """Check the model can embed now; raises a VaultmemError saying what to do if not."""
         self.embed(["health check"])
 
+    def section_text(self, headings: str, body: str, limit: int) -> str:
+        """What this model is given for a section when indexing (a query is given as typed):
+        its heading path and its text, cut at `limit` characters."""
+        return f"{headings}\n{body}".strip()[:limit]
+
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
         """Embed texts in batches: shape (len(texts), dim), float32, each row of unit length.
         `progress(done)` is told the texts embedded so far after each batch."""

@@ -298,29 +298,37 @@ class MiniLM:
         max_tokens: int = MINILM_MAX_TOKENS,
         windows: int = 1,
         overlap: int = WINDOW_OVERLAP,
+        even: bool = True,
     ) -> Array:
         """One mean-pooled vector per text (not normalised), in the order given.
 
         A text longer than `max_tokens` tokens (at most the model's 256) is read as up to
         `windows` overlapping windows of at most that many tokens (see `window_spans`), each
         with its own [CLS] and [SEP]; its vector is the mean of its windows' vectors, so it
-        covers the whole text. With `windows=1`, or past the last window, the text is cut, its
-        closing [SEP] kept. A text that fits one window gives the same vector either way.
+        covers the whole text (`even=False`: full windows and a shorter last one, each weighed
+        by the tokens it adds, so every token counts once). With `windows=1`, or past the last
+        window, the text is cut, its closing [SEP] kept. A text that fits one window gives the
+        same vector either way.
         """
         keep = max(2, min(max_tokens, MINILM_MAX_TOKENS))
         rows: list[list[int]] = []  # one per window, [CLS] ... [SEP]
         owner: list[int] = []  # the text each row belongs to
+        weight: list[float] = []  # its weight in the text's mean
         for text, encoding in enumerate(self.tokenizer.encode_batch(list(texts))):
             ids = encoding.ids
             first, body, last = ids[:1], ids[1:-1], ids[-1:]
-            for start, stop in window_spans(len(body), keep - 2, overlap, windows):
+            spans = window_spans(len(body), keep - 2, overlap, windows, even=even)
+            for n, (start, stop) in enumerate(spans):
                 rows.append([*first, *body[start:stop], *last])
                 owner.append(text)
+                # even windows weigh the same; otherwise by the tokens no window before read
+                weight.append(1.0 if even else float(stop - (spans[n - 1][1] if n else 0)))
         pooled = self._encode(rows, threads)
+        weights = np.asarray(weight, dtype=np.float32)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        np.add.at(out, owner, pooled)
-        counts = np.bincount(owner, minlength=len(texts)).astype(np.float32)
-        out /= np.maximum(counts, 1.0)[:, None]
+        np.add.at(out, owner, pooled * weights[:, None])
+        totals = np.bincount(owner, weights=weights, minlength=len(texts)).astype(np.float32)
+        out /= np.maximum(totals, np.float32(1e-9))[:, None]
         return out
 
     def _encode(self, token_ids: list[list[int]], threads: int) -> Array:
@@ -350,14 +358,16 @@ class MiniLM:
         return out
 
 
-def window_spans(length: int, size: int, overlap: int, most: int) -> list[tuple[int, int]]:
+def window_spans(
+    length: int, size: int, overlap: int, most: int, even: bool = True
+) -> list[tuple[int, int]]:
     """Where the windows over a text of `length` tokens go: (start, stop) spans of at most
     `size` tokens, in order, each overlapping the next by at least `overlap` tokens.
 
     A text that fits gives one span, all of it. A longer one gets as few windows as cover it
-    (at most `most`: past them the text is cut), all of one length and spread evenly from its
-    first token to its last, so no window is a short remainder that would weigh as much in
-    the mean as a full one.
+    (at most `most`: past them the text is cut). `even`: all of one length, spread evenly
+    from its first token to its last, so no window is a short remainder; otherwise full
+    windows from the start, `size - overlap` apart, and the last one what is left.
     """
     if length <= size or most <= 1 or size < 1:
         return [(0, max(0, min(length, size)))]
@@ -365,6 +375,8 @@ def window_spans(length: int, size: int, overlap: int, most: int) -> list[tuple[
     step = size - overlap
     count = min(most, math.ceil((length - overlap) / step))
     covered = min(length, count * step + overlap)
+    if not even:
+        return [(i * step, min(i * step + size, covered)) for i in range(count)]
     width = math.ceil((covered + (count - 1) * overlap) / count)
     return [
         (start, start + width)

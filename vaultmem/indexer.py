@@ -405,7 +405,7 @@ def embed_chunks(
             texts = store.chunk_texts(conn, [i for i, _ in batch])
             vectors = embedder.embed(
                 [
-                    f"{texts[i].headings}\n{texts[i].body}".strip()[:EMBED_MAX_CHARS]
+                    embedder.section_text(texts[i].headings, texts[i].body, EMBED_MAX_CHARS)
                     for i, _ in batch
                 ],
                 progress=_within(progress, embedded, len(todo)),
