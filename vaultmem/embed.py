@@ -296,10 +296,10 @@ class MiniLMEmbedder(Embedder):
     # own batches by tokens, so smaller ones cost nothing)
     batch_size = 32
     _dim = 384
-    # A section past the model's 256 tokens is read as up to this many overlapping windows of
-    # 256, and its vector is their mean (encoder.MiniLM.embed): the model sees all of a
-    # 1,500-character section, or of a 4,000-character text of ~900 tokens (longer is cut).
-    windows = 4
+    # Text past the model's 256 tokens is not read (one window). Reading it as overlapping
+    # windows whose vectors are averaged (encoder.MiniLM.embed's `windows`) was measured in
+    # round 6 (docs/BENCHMARKS.md): LoCoMo no better, ~1.3-1.5x the embedding's cost.
+    windows = 1
 
     def __init__(self) -> None:
         from vaultmem.encoder import INSTALL_HINT, find_minilm
