@@ -184,7 +184,7 @@ class MiniLMWindowsEmbedder(embed.MiniLMEmbedder):
         super().__init__()
         parts = spec.split(":")[1:]
         self.overlap = int(parts[0]) if parts and parts[0] else encoder.WINDOW_OVERLAP
-        self.windows = int(parts[1]) if len(parts) > 1 else embed.MiniLMEmbedder.windows
+        self.windows = int(parts[1]) if len(parts) > 1 else 4
         self.plain = "plain" in parts[2:]
         self.marks = "marks" in parts[2:]
         self.even = "tokens" not in parts[2:]

@@ -221,16 +221,17 @@ LONG_PREAMBLE = (
 @needs_model
 def test_a_query_matching_only_a_long_texts_tail_ranks_it_first() -> None:
     tails = [
-        "Caroline: I finally adopted a puppy from the animal shelter last weekend.",
         "Caroline: My car broke down on the highway and I had to call a tow truck.",
+        "Caroline: I finally adopted a puppy from the animal shelter last weekend.",
         "Caroline: I started learning to play the violin with an online teacher.",
     ]
     texts = [LONG_PREAMBLE + tail for tail in tails]
-    embedder = MiniLMEmbedder()
-    embedder.windows = 4
-    assert len(encoder.minilm().tokenizer.encode(texts[0]).ids) > 300
-    query, *notes = embedder.embed(["who adopted a dog from a shelter?", *texts])
-    assert int(np.argmax(np.stack(notes) @ query)) == 0
+    model = encoder.minilm()
+    assert len(model.tokenizer.encode(texts[0]).ids) > 300
+    query = model.embed(["who adopted a dog from a shelter?"])[0]
+    notes = model.embed(texts, windows=4)
+    cosines = notes @ query / np.linalg.norm(notes, axis=1) / np.linalg.norm(query)
+    assert cosines[1] > max(cosines[0], cosines[2])  # the tail about the puppy
     # cut at one window (vaultmem's default), the three texts are the same text: the tail is
     # never read
     a, b, c = MiniLMEmbedder().embed(texts)

@@ -296,10 +296,9 @@ class MiniLMEmbedder(Embedder):
     # own batches by tokens, so smaller ones cost nothing)
     batch_size = 32
     _dim = 384
-    # Text past the model's 256 tokens is not read (one window). Reading it as overlapping
-    # windows whose vectors are averaged (encoder.MiniLM.embed's `windows`) was measured in
-    # round 6 (docs/BENCHMARKS.md): LoCoMo no better, ~1.3-1.5x the embedding's cost.
-    windows = 1
+    # Text past the model's 256 tokens is not read. Reading it as overlapping windows whose
+    # vectors are averaged (encoder.MiniLM.embed's `windows`) was measured in round 6
+    # (docs/BENCHMARKS.md): LoCoMo no better, ~1.3-1.5x the embedding's cost.
 
     def __init__(self) -> None:
         from vaultmem.encoder import INSTALL_HINT, find_minilm
@@ -314,7 +313,7 @@ class MiniLMEmbedder(Embedder):
         # one BLAS thread for a query (thread start-up costs more than it saves on one short
         # text); every core for indexing, where the products are large
         threads = 1 if len(texts) <= 4 else bulk_threads()
-        vectors = minilm().embed(texts, threads=threads, windows=self.windows)
+        vectors = minilm().embed(texts, threads=threads)
         for row, text in enumerate(texts):
             if not text.strip():
                 vectors[row] = 0.0  # the contract: an empty text gives a zero row
