@@ -15,6 +15,7 @@ vector is the mean of its pieces' rows, as wordllama's is."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 from typing import Any
 
@@ -130,8 +131,8 @@ class StaticMiniLMEmbedder(embed.Embedder):
         out = np.zeros((len(texts), STATIC_DIM), np.float32)
         for row, encoding in enumerate(self.tokenizer.encode_batch(texts,
                                                                    add_special_tokens=False)):
-            if encoding.ids:
-                out[row] = self.table[np.asarray(encoding.ids)].mean(axis=0)
+            if encoding.ids:  # the first 256 pieces (MiniLM's tokenizer cut them until round 6)
+                out[row] = self.table[np.asarray(encoding.ids[:256])].mean(axis=0)
         return out
 
 
@@ -151,9 +152,72 @@ class MiniLMShortEmbedder(embed.MiniLMEmbedder):
         return vectors
 
 
+# Markdown's syntax left out of what MiniLM reads (round 6's `marks` variant: without_marks)
+_LINE_MARKS = re.compile(
+    r"^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[.\][ \t]+)?|\d{1,9}[.)][ \t]+)?",
+    re.MULTILINE,
+)
+_EMPHASIS = re.compile(r"\*\*|__|==|~~|`+|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
+# bounded: a hostile note's run of `[` must not make this quadratic
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|]{0,300})(?:\|([^\[\]]{0,300}))?\]\]")
+
+
+def without_marks(text: str) -> str:
+    """Markdown as the words it shows: no list, heading, quote or emphasis marks, and a
+    wiki link or embed as its alias, else its target's name and heading (`[[Jazz#Albums]]`
+    -> `Jazz Albums`). Everything else is left as written."""
+    text = _WIKILINK.sub(lambda m: m.group(2) or re.sub(r"[#^]+", " ", m.group(1)).strip(), text)
+    text = _LINE_MARKS.sub("", text)
+    return _EMPHASIS.sub("", text)
+
+
+class MiniLMWindowsEmbedder(embed.MiniLMEmbedder):
+    """vaultmem's MiniLM with its window settings named in the spec, so each setting gets its
+    own vault and index: `minilm-win:<overlap>:<windows>[:plain][:tokens]` (`tokens`: full
+    windows and a remainder, weighed by the tokens each adds; `minilm-win:0:1` reads one
+    window, the text cut at 256 tokens as before windows; `plain`: a section is given to the
+    model as plain text, search.plain_text: no list, heading or emphasis marks, link syntax;
+    `marks`: without_marks, only the list, heading, quote and emphasis marks dropped and
+    links made words)."""
+
+    def __init__(self, spec: str) -> None:
+        super().__init__()
+        parts = spec.split(":")[1:]
+        self.overlap = int(parts[0]) if parts and parts[0] else encoder.WINDOW_OVERLAP
+        self.windows = int(parts[1]) if len(parts) > 1 else 4
+        self.plain = "plain" in parts[2:]
+        self.marks = "marks" in parts[2:]
+        self.even = "tokens" not in parts[2:]
+        plain = ("-plain" if self.plain else "") + ("" if self.even else "-tokens")
+        plain += "-marks" if self.marks else ""
+        self.name = f"minilm-win{self.overlap}x{self.windows}{plain}:all-MiniLM-L6-v2"
+
+    def section_text(self, headings: str, body: str, limit: int) -> str:
+        text = super().section_text(headings, body, limit)
+        if self.marks:
+            return without_marks(text)
+        if not self.plain:
+            return text
+        from vaultmem.search import plain_text
+
+        return plain_text(text)
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        threads = 1 if len(texts) <= 4 else encoder.bulk_threads()
+        vectors = encoder.minilm().embed(
+            texts, threads=threads, windows=self.windows, overlap=self.overlap, even=self.even
+        )
+        for row, text in enumerate(texts):
+            if not text.strip():
+                vectors[row] = 0.0
+        return vectors
+
+
 def make(spec: str) -> embed.Embedder:
     if spec.startswith("minilm-128"):
         return MiniLMShortEmbedder()
+    if spec.startswith("minilm-win"):
+        return MiniLMWindowsEmbedder(spec)
     if spec.startswith("e5-small"):
         return E5SmallEmbedder()
     if spec.startswith("static-minilm"):
@@ -176,7 +240,7 @@ def register() -> None:
 
     def make_embedder(spec: str | None = None) -> embed.Embedder:
         text = (spec or os.environ.get("VAULTMEM_EMBEDDER") or "").strip()
-        ours = text.startswith(("e5-small", "static-minilm", "minilm-128"))
+        ours = text.startswith(("e5-small", "static-minilm", "minilm-128", "minilm-win"))
         return make(text) if ours else original(spec)
 
     make_embedder._bench_models = True  # type: ignore[attr-defined]

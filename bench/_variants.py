@@ -460,6 +460,7 @@ VARIANTS.update({
     "vec0.5": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.5)),
     "vec0.2": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.2)),
     "vec0.4": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.4)),  # round 5 (MiniLM)
+    "vec0.35": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.35)),  # round 6
     "keyword0.7": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.7)),
     "heads8": lambda vault: _plain(vault, DEFAULTS, swap={
         "text.BM25": _bm25((10.0, 8.0, 8.0, 4.0, 2.0, 1.0, 0.25))}),

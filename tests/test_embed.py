@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
+from tests.conftest import MakeVault
 from tests.fake_model_server import FakeModelServer, Mode, fake_vector, unused_url
 from vaultmem import embed
 from vaultmem.embed import (
@@ -20,6 +21,7 @@ from vaultmem.embed import (
     OllamaEmbedder,
     OpenAIEmbedder,
     SentenceTransformersEmbedder,
+    Vectors,
     WordLlamaEmbedder,
     make_embedder,
 )
@@ -421,3 +423,40 @@ def test_wordllama_read_from_its_files_gives_the_packages_own_vectors(batch_size
     theirs = embed._load_wordllama_package().embed(texts, norm=False, batch_size=batch_size)
     np.testing.assert_array_equal(ours, theirs)
     assert ours.dtype == np.float32
+
+
+class _Recording(FakeEmbedder):
+    """The fake model, keeping every text it is given; `shout` changes what a section is."""
+
+    def __init__(self, shout: bool = False) -> None:
+        super().__init__()
+        self.shout = shout
+        self.texts: list[str] = []
+
+    def section_text(self, headings: str, body: str, limit: int) -> str:
+        text = super().section_text(headings, body, limit)
+        return text.upper() if self.shout else text
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        self.texts.extend(texts)
+        return super()._embed_batch(texts)
+
+
+def test_a_section_is_embedded_as_its_heading_path_and_text(make_vault: MakeVault) -> None:
+    long_line = "word " * 1000  # one 5,000-character line: embedded by its first 4,000
+    vault = make_vault(
+        {"Heat pump.md": f"# Heat pump\n\nRuns at night.\n\n## Costs\n\n{long_line}\n"}
+    )
+    model = _Recording()
+    vault.index.reindex(embedder=model)
+    # the heading path, a line break, the section's text: the long one cut at 4,000 characters
+    assert "Heat pump\n# Heat pump\n\nRuns at night." in model.texts
+    assert f"Heat pump Costs\n{long_line}"[:4000] in model.texts
+    assert max(len(t) for t in model.texts) == 4000
+
+
+def test_a_section_is_embedded_as_its_model_says(make_vault: MakeVault) -> None:
+    vault = make_vault({"Heat pump.md": "# Heat pump\n\nRuns at night.\n"})
+    model = _Recording(shout=True)
+    vault.index.reindex(embedder=model)
+    assert model.texts == ["HEAT PUMP\n# HEAT PUMP\n\nRUNS AT NIGHT."]

@@ -73,7 +73,7 @@ def assert_whole(vault: Vault, model: str) -> None:
     got_ids, blobs = store.vectors_of(conn, ids)
     texts = store.chunk_texts(conn, got_ids)
     embedder = MiniLMEmbedder() if model == MINILM else WordLlamaEmbedder()
-    want = embedder.embed([indexer.embedded_text(texts[i]) for i in got_ids])
+    want = embedder.embed([indexer.embedded_text(embedder, texts[i]) for i in got_ids])
     got = np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs])
     assert got.shape == want.shape
     assert np.allclose(got, want, atol=1e-5)

@@ -3,6 +3,7 @@ the vectors sentence-transformers publishes; the weights reader on hand-made fil
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import struct
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vaultmem import encoder
 from vaultmem.embed import MiniLMEmbedder, make_embedder
-from vaultmem.encoder import ModelSource, find_minilm, read_safetensors
+from vaultmem.encoder import ModelSource, find_minilm, read_safetensors, window_spans
 from vaultmem.errors import UsageError, VaultmemError
 
 needs_model = pytest.mark.skipif(
@@ -97,6 +100,161 @@ def test_minilm_is_loaded_lazily() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split("\n")[:2] == ["False True", "False"]
+
+
+# Windows: a section longer than the model's 256 tokens is read whole, in overlapping windows
+
+
+def test_a_text_that_fits_is_one_window_of_all_of_it() -> None:
+    assert window_spans(0, 254, 32, 4) == [(0, 0)]
+    assert window_spans(10, 254, 32, 4) == [(0, 10)]
+    assert window_spans(254, 254, 32, 4) == [(0, 254)]
+    # one window asked for: the text is cut at the window, as before windows
+    assert window_spans(1000, 254, 32, 1) == [(0, 254)]
+
+
+def test_one_token_past_the_window_makes_two_even_windows_to_the_end() -> None:
+    assert window_spans(255, 254, 32, 4) == [(0, 144), (111, 255)]
+    assert window_spans(455, 254, 32, 4) == [(0, 244), (211, 455)]
+
+
+def test_past_the_last_window_the_text_is_cut() -> None:
+    spans = window_spans(5000, 254, 32, 4)
+    assert spans == [(0, 254), (222, 476), (444, 698), (666, 920)]
+
+
+def test_uneven_windows_are_full_from_the_start_and_the_last_is_what_is_left() -> None:
+    assert window_spans(254, 254, 32, 4, even=False) == [(0, 254)]
+    assert window_spans(255, 254, 32, 4, even=False) == [(0, 254), (222, 255)]
+    assert window_spans(455, 254, 32, 4, even=False) == [(0, 254), (222, 455)]
+    assert window_spans(5000, 254, 32, 4, even=False) == [
+        (0, 254),
+        (222, 476),
+        (444, 698),
+        (666, 920),
+    ]
+
+
+@given(
+    length=st.integers(0, 3000),
+    size=st.integers(1, 254),
+    overlap=st.integers(0, 200),
+    most=st.integers(1, 8),
+    even=st.booleans(),
+)
+def test_windows_cover_the_text_in_order_and_overlap(
+    length: int, size: int, overlap: int, most: int, even: bool
+) -> None:
+    spans = window_spans(length, size, overlap, most, even=even)
+    assert 1 <= len(spans) <= most
+    assert spans[0][0] == 0
+    assert all(0 <= start <= stop <= length and stop - start <= size for start, stop in spans)
+    if even:
+        assert len({stop - start for start, stop in spans}) == 1  # no short remainder
+    else:
+        assert all(stop - start == size for start, stop in spans[:-1])
+    shared = min(overlap, size // 2)
+    for (_, stop), (start, _) in itertools.pairwise(spans):
+        assert stop - start >= shared  # each window overlaps the next: nothing is skipped
+    if len(spans) < most:
+        assert spans[-1][1] == length  # enough windows: the whole text is read
+    else:  # as many windows as allowed: the text is read up to where they reach
+        assert spans[-1][1] == min(length, max(size, most * (size - shared) + shared))
+
+
+@needs_model
+def test_every_window_has_its_own_cls_and_closing_sep(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = encoder.minilm()
+    seen: list[list[int]] = []
+    real = model._encode
+
+    def recording(rows: list[list[int]], threads: int) -> encoder.Array:
+        seen.extend(rows)
+        return real(rows, threads)
+
+    monkeypatch.setattr(model, "_encode", recording)
+    text = " ".join(f"word{i}" for i in range(150))  # ~380 tokens
+    ids = model.tokenizer.encode(text).ids
+    model.embed([text], windows=4)
+    cls, sep = ids[0], ids[-1]
+    body = ids[1:-1]
+    assert len(seen) == len(window_spans(len(body), 254, encoder.WINDOW_OVERLAP, 4)) >= 2
+    for row, (start, stop) in zip(
+        seen, window_spans(len(body), 254, encoder.WINDOW_OVERLAP, 4), strict=True
+    ):
+        assert len(row) <= encoder.MINILM_MAX_TOKENS
+        assert row == [cls, *body[start:stop], sep]
+    assert seen[-1][-2] == body[-1]  # the last window ends with the text's last token
+
+
+@needs_model
+def test_a_long_texts_vector_is_the_mean_of_its_windows() -> None:
+    model = encoder.minilm()
+    text = "the committee met on tuesday to discuss the budget. " * 60
+    ids = model.tokenizer.encode(text).ids
+    spans = window_spans(len(ids) - 2, 254, encoder.WINDOW_OVERLAP, 4)
+    assert len(spans) == 3
+    rows = [[ids[0], *ids[1:-1][a:b], ids[-1]] for a, b in spans]
+    expected = model._encode(rows, 1).mean(axis=0)
+    np.testing.assert_allclose(model.embed([text], windows=4)[0], expected, atol=1e-5)
+
+
+@needs_model
+def test_uneven_windows_weigh_by_the_tokens_each_adds() -> None:
+    model = encoder.minilm()
+    text = "the committee met on tuesday to discuss the budget. " * 30  # ~330 tokens
+    ids = model.tokenizer.encode(text).ids
+    body = ids[1:-1]
+    spans = window_spans(len(body), 254, encoder.WINDOW_OVERLAP, 4, even=False)
+    assert spans == [(0, 254), (222, len(body))]
+    head, tail = model._encode([[ids[0], *body[a:b], ids[-1]] for a, b in spans], 1)
+    expected = (254 * head + (len(body) - 254) * tail) / len(body)
+    np.testing.assert_allclose(model.embed([text], windows=4, even=False)[0], expected, atol=1e-5)
+
+
+LONG_PREAMBLE = (
+    "Caroline: Hey Mel, good to see you! How have you been lately? "
+    "Melanie: Busy with the kids and work, but good. What is new with you? "
+) * 14  # ~300 tokens of small talk, past the first window
+
+
+@needs_model
+def test_a_query_matching_only_a_long_texts_tail_ranks_it_first() -> None:
+    tails = [
+        "Caroline: My car broke down on the highway and I had to call a tow truck.",
+        "Caroline: I finally adopted a puppy from the animal shelter last weekend.",
+        "Caroline: I started learning to play the violin with an online teacher.",
+    ]
+    texts = [LONG_PREAMBLE + tail for tail in tails]
+    model = encoder.minilm()
+    assert len(model.tokenizer.encode(texts[0]).ids) > 300
+    query = model.embed(["who adopted a dog from a shelter?"])[0]
+    notes = model.embed(texts, windows=4)
+    cosines = notes @ query / np.linalg.norm(notes, axis=1) / np.linalg.norm(query)
+    assert cosines[1] > max(cosines[0], cosines[2])  # the tail about the puppy
+    # cut at one window (vaultmem's default), the three texts are the same text: the tail is
+    # never read
+    a, b, c = MiniLMEmbedder().embed(texts)
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    np.testing.assert_allclose(a, c, atol=1e-6)
+
+
+@needs_model
+def test_texts_that_fit_one_window_are_embedded_as_before_windows() -> None:
+    model = encoder.minilm()
+    fits = "word " * 254  # [CLS] + 254 + [SEP]: exactly the model's 256
+    over = "word " * 255
+    texts = ["short", "a somewhat longer sentence about heat pumps", fits, over]
+    assert [len(model.tokenizer.encode(t).ids) for t in texts[2:]] == [256, 257]
+    windowed = model.embed(texts, windows=4)
+    single = model.embed(texts, windows=1)
+    # the same rows (batched with other rows, so equal to float rounding)
+    np.testing.assert_allclose(windowed[:3], single[:3], atol=1e-6)
+    assert not np.allclose(windowed[3], single[3], atol=1e-4)  # one token over: two windows
+    # the single-window path keeps the closing [SEP] of a cut text
+    ids = model.tokenizer.encode(over).ids
+    cut = model._encode([[*ids[:255], ids[-1]]], 1)[0]
+    np.testing.assert_allclose(single[3], cut, atol=1e-6)
 
 
 def test_without_the_model_package_the_spec_says_what_to_install(

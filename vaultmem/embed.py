@@ -80,6 +80,11 @@ class Embedder(ABC):
         """Check the model can embed now; raises a VaultmemError saying what to do if not."""
         self.embed(["health check"])
 
+    def section_text(self, headings: str, body: str, limit: int) -> str:
+        """What this model is given for a section when indexing (a query is given as typed):
+        its heading path and its text, cut at `limit` characters."""
+        return f"{headings}\n{body}".strip()[:limit]
+
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
         """Embed texts in batches: shape (len(texts), dim), float32, each row of unit length.
         `progress(done)` is told the texts embedded so far after each batch."""
@@ -291,6 +296,9 @@ class MiniLMEmbedder(Embedder):
     # own batches by tokens, so smaller ones cost nothing)
     batch_size = 32
     _dim = 384
+    # Text past the model's 256 tokens is not read. Reading it as overlapping windows whose
+    # vectors are averaged (encoder.MiniLM.embed's `windows`) was measured in round 6
+    # (docs/BENCHMARKS.md): LoCoMo no better, ~1.3-1.5x the embedding's cost.
 
     def __init__(self) -> None:
         from vaultmem.encoder import INSTALL_HINT, find_minilm

@@ -236,7 +236,7 @@ class Upgrade:
                 return Step(0, now)
             self.vault.calls.wait_idle(YIELD_MAX)
             part = todo[start : start + CALL]
-            vectors = model.embed([indexer.embedded_text(texts[i]) for i, _ in part])
+            vectors = model.embed([indexer.embedded_text(model, texts[i]) for i, _ in part])
             rows += [
                 (h, v.astype("float32").tobytes()) for (_, h), v in zip(part, vectors, strict=True)
             ]

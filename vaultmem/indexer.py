@@ -353,9 +353,9 @@ EMBED_BATCH = 512
 EMBED_MAX_CHARS = 4000
 
 
-def embedded_text(text: store.ChunkText) -> str:
-    """What a model is given of a section (and its vector cached under the section's hash)."""
-    return f"{text.headings}\n{text.body}".strip()[:EMBED_MAX_CHARS]
+def embedded_text(embedder: Embedder, text: store.ChunkText) -> str:
+    """What `embedder` is given of a section (its vector cached under the section's hash)."""
+    return embedder.section_text(text.headings, text.body, EMBED_MAX_CHARS)
 
 
 def embed_chunks(
@@ -409,7 +409,7 @@ def embed_chunks(
             batch = todo[start : start + EMBED_BATCH]
             texts = store.chunk_texts(conn, [i for i, _ in batch])
             vectors = embedder.embed(
-                [embedded_text(texts[i]) for i, _ in batch],
+                [embedded_text(embedder, texts[i]) for i, _ in batch],
                 progress=_within(progress, embedded, len(todo)),
             )
             if width is not None and vectors.shape[1] != width:
