@@ -1812,3 +1812,29 @@ VARIANTS.update({
     "r6-agree1": lambda vault: _rewritten(vault, _agreement(1.0)),
     "r6-agree2": lambda vault: _rewritten(vault, _agreement(2.0)),
 })
+
+
+def _short_max(vault: Any) -> Run:
+    """A note of one section keeps the better of its two keyword shares: its section's
+    (relative to the best section) and its whole note's (relative to the best note)."""
+    counts = _section_counts(vault.conn)
+
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        if not notes:
+            return cands, notes, w, []
+        best = _note_best_keyword(cands)
+        top = max(best.values(), default=0.0)
+        if top <= 0:
+            return cands, notes, w, []
+        out = []
+        for c in cands:
+            if c.keyword and counts.get(c.path, 1) == 1 and best.get(c.path):
+                c = replace(c, keyword=max(c.keyword, notes.get(c.path, 0.0) * top))
+            out.append(c)
+        return out, notes, w, []
+
+    return _rewritten(vault, rewrite)
+
+
+VARIANTS.update({"r6-short-max1": _short_max})
