@@ -34,10 +34,10 @@ def test_a_one_section_note_keeps_the_better_of_its_two_keyword_shares() -> None
         _cand(6, "meaning.md", vector=0.9),  # one section, found by meaning only
     ]
     facts = {
-        "one.md": NoteFacts(sections=1),
-        "many.md": NoteFacts(sections=3),
-        "lower.md": NoteFacts(sections=1),
-        "meaning.md": NoteFacts(sections=1),
+        "one.md": NoteFacts(one_section=True),
+        "many.md": NoteFacts(),
+        "lower.md": NoteFacts(one_section=True),
+        "meaning.md": NoteFacts(one_section=True),
     }
     notes = {"top.md": 0.5, "one.md": 0.9, "many.md": 0.9, "lower.md": 0.3, "meaning.md": 1.0}
     found = rank(chunks, facts, {"x"}, PLAIN, note_scores=notes)

@@ -44,7 +44,7 @@ class NoteFacts:
     modified: dt.datetime | None = None
     names: tuple[str, ...] = ()  # title, aliases and the other names it goes by
     linked_from: int = 0  # how many other notes link to it (store.linking_note_counts)
-    sections: int = 0  # how many sections it has (0: not known; see Weights.one_section)
+    one_section: bool = False  # its whole text is one section (see Weights.one_section)
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ def rank(
         parts: list[tuple[str, float]] = []
         if top_keyword > 0 and keyword[path] > 0:
             share = reciprocal(keyword_rank[path]) if rrf else keyword[path] / top_keyword
-            if whole is not None and facts.get(path, _NO_FACTS).sections == 1:
+            if whole is not None and facts.get(path, _NO_FACTS).one_section:
                 share = max(share, whole.get(path, 0.0))  # see Weights.one_section
             parts.append(("keyword", weights.keyword * share))
         sim = vector[path]

@@ -923,9 +923,10 @@ def _link_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
 def _with_sections(
     conn: store.Connection, facts: dict[str, ranking.NoteFacts]
 ) -> dict[str, ranking.NoteFacts]:
-    """The notes' facts with how many sections each has (ranking.Weights.one_section)."""
+    """The notes' facts, those of one section marked (ranking.Weights.one_section); only
+    those are copied (most notes have more: a copy of each fact costs more than the rest)."""
     found = _section_counts(conn, list(facts))
-    return {p: replace(f, sections=found[p]) if found[p] else f for p, f in facts.items()}
+    return {p: replace(f, one_section=True) if found[p] == 1 else f for p, f in facts.items()}
 
 
 def _section_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
