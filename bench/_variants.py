@@ -1838,3 +1838,20 @@ def _short_max(vault: Any) -> Run:
 
 
 VARIANTS.update({"r6-short-max1": _short_max})
+
+
+def _note_cap(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+              w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """The whole note confirms its best section's keyword evidence but does not pass it: its
+    share capped at the section's (a note without a keyword section keeps its own)."""
+    if not notes:
+        return cands, notes, w, []
+    best = _note_best_keyword(cands)
+    top = max(best.values(), default=0.0)
+    if top <= 0:
+        return cands, notes, w, []
+    return cands, {p: min(s, best[p] / top) if p in best else s
+                   for p, s in notes.items()}, w, []
+
+
+VARIANTS.update({"r6-notecap": lambda vault: _rewritten(vault, _note_cap)})
