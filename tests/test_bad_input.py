@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeVault
+from tests.conftest import MakeVault, refusing
 from vaultmem import indexer
 from vaultmem.errors import SchemaMismatch, UsageError
 from vaultmem.scan import ScanResult, scan
@@ -94,14 +95,8 @@ def test_unreadable_file_is_skipped_with_reason(
     target = vault.root / "secret.md"
     os.chmod(target, 0)
     if os.access(target, os.R_OK):  # root reads anything: make the open fail as it would
-        real = os.open  # (tests/hostile/ reads such a file without root's override instead)
-
-        def refuse(path: str, flags: int, *args: int, **kwargs: int) -> int:
-            if os.fspath(path) == str(target):
-                raise PermissionError(13, "Permission denied")
-            return real(path, flags, *args, **kwargs)
-
-        monkeypatch.setattr(os, "open", refuse)
+        # (tests/hostile/ reads such a file without root's override instead)
+        monkeypatch.setattr(os, "open", refusing("open", errno.EACCES, names=(str(target),)))
     vault.reindex()
     assert note_paths(vault) == {"ok.md"}
     assert dict(vault.doctor().skipped)["secret.md"] == "cannot read: Permission denied"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.conftest import MakeVault
+from tests.conftest import REAL_RENAME, MakeVault, failing, renamed_once
 from vaultmem.cli import cli
 from vaultmem.cli.trash import parse_age
 from vaultmem.errors import ChangedOnDisk, VaultmemError
@@ -186,23 +186,14 @@ def test_a_move_that_cannot_be_taken_back_names_the_restore_that_brings_the_note
     """No hard links; the note is saved by another program while it is renamed into the trash,
     and renaming it back fails: the message says it is in the trash and which restore to run,
     and that command brings it back (and into the index)."""
-    real_rename = os.rename
     note = vault.root / "people" / "Maya.md"
-    calls: list[str] = []
 
-    def no_links(*args: object, **kwargs: object) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    def rename(src: str, dst: str, **kwargs: object) -> None:
-        calls.append(src)
-        if len(calls) > 1:
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
+    def saved_meanwhile() -> None:
         (vault.root / "people" / "new").write_text("# Maya\nsaved meanwhile\n")
-        real_rename(vault.root / "people" / "new", note)
-        real_rename(src, dst, **kwargs)  # type: ignore[arg-type]
+        REAL_RENAME(vault.root / "people" / "new", note)
 
-    monkeypatch.setattr(os, "link", no_links)
-    monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
+    monkeypatch.setattr(os, "rename", renamed_once(saved_meanwhile))  # and back: EIO
     result = run(vault, "trash", "people/Maya.md")
     monkeypatch.undo()
     assert result.exit_code == 1

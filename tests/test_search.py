@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeVault
+from vaultmem import search
 from vaultmem.errors import ModelServerDown, UsageError
 from vaultmem.ranking import Weights
-from vaultmem.search import Query
+from vaultmem.search import Mode, Query
 from vaultmem.search import run as search_run
 from vaultmem.vault import Vault
 
@@ -302,6 +303,107 @@ def test_a_search_counts_the_expired_notes_it_left_out_when_asked_to(filtered: V
     # before they expire there is nothing to count
     early = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
     assert filtered.search("quince", now=early, limit=20, count_expired=True).expired_hidden == 0
+
+
+EXPIRED_AT_NOW = {"home/e.md", "home/f.md"}
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "semantic"])
+def test_the_count_is_what_include_expired_would_show(filtered: Vault, mode: Mode) -> None:
+    """`expired_hidden` is how many expired notes the same search with `include_expired`
+    would show: for queries that match them or not, one of them or both, at every limit
+    (1: only the best note; past the number of notes that match)."""
+    queries = ["quince", "seven", "quince seven", "quince eight", "eight nine", "nine", "zzz"]
+    seen = set()
+    for words in queries:
+        for limit in (1, 2, 3, 5, 20):
+            counted = filtered.search(words, limit=limit, mode=mode, now=NOW, count_expired=True)
+            every = filtered.search(words, limit=limit, mode=mode, now=NOW, include_expired=True)
+            shown = sum(1 for h in every.hits if h.path in EXPIRED_AT_NOW)
+            assert counted.expired_hidden == shown, (words, limit)
+            seen.add(shown)
+    assert seen == {0, 1, 2}  # the cases cover none, one and both of them
+
+
+def test_an_expired_note_that_matches_but_would_not_be_shown_is_not_counted(
+    make_vault: MakeVault,
+) -> None:
+    """The count is of the hits the search would show, not of every expired note that holds
+    the words: a weak match past the limit is not counted until the limit reaches it."""
+    vault = make_vault(
+        {
+            "fresh/a.md": "# Quokka\nquokka quokka quokka, the quokka colony\n",
+            "fresh/b.md": "# Quokka census\nquokka counts by island, quokka\n",
+            "old.md": "---\ndecay: session\ndate: 2026-01-01\n---\n"
+            + "filler words " * 80
+            + "and once a quokka\n",
+        }
+    )
+    vault.reindex()
+    for mode in ("hybrid", "keyword"):
+        for limit, hidden in ((1, 0), (2, 0), (3, 1), (10, 1)):
+            result = vault.search("quokka", limit=limit, mode=mode, now=NOW, count_expired=True)
+            assert result.expired_hidden == hidden, (mode, limit)
+            assert "old.md" not in {h.path for h in result.hits}
+
+
+def test_the_count_keeps_to_the_filters_and_leaves_personas_out(make_vault: MakeVault) -> None:
+    """Only what `include_expired` alone would add: an expired note outside the path filter,
+    or an expired persona note (personas stay out unless asked for), is not counted."""
+    old = "---\ndecay: session\ndate: 2026-01-01\n"
+    vault = make_vault(
+        {
+            "work/now.md": "walrus plans\n",
+            "work/old.md": old + "---\nwalrus notes of January\n",
+            "home/old.md": old + "---\nwalrus at the zoo\n",
+            "people/pat.md": old + "type: persona\n---\nPat likes the walrus\n",
+        }
+    )
+    vault.reindex()
+    for mode in ("hybrid", "keyword"):
+
+        def count(mode: Mode = mode, **filters: Any) -> int:
+            found = vault.search("walrus", mode=mode, now=NOW, count_expired=True, **filters)
+            return found.expired_hidden
+
+        assert count() == 2, mode
+        assert count(path="work/") == 1, mode
+        assert count(personas=True) == 3, mode
+
+
+def test_a_vault_without_expired_notes_counts_none(make_vault: MakeVault) -> None:
+    vault = make_vault(NOTES | {"old.md": "A heat pump scratch note.\n"})  # no decay
+    vault.reindex()
+    for mode in ("hybrid", "keyword", "semantic"):
+        result = vault.search("heat pump", mode=mode, now=NOW, count_expired=True)
+        assert result.expired_hidden == 0 and "old.md" in {h.path for h in result.hits}
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "semantic"])
+def test_counting_expired_notes_asks_the_index_nothing_more(
+    filtered: Vault, mode: Mode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The count comes from what the search read anyway: with it, a search runs the very
+    statements it runs without (the former count ran the whole search a second time)."""
+    # the per-index caches of this test alone: those of a whole run's indexes are cleared
+    # past a few indexes, which would make one search here read again what another did not
+    for cache in ("_COUNTS", "_DECAYING", "_LINKED"):
+        monkeypatch.setattr(search, cache, {})
+    asked: list[str] = []
+    filtered.conn.set_trace_callback(asked.append)
+    try:
+        for words in ("quince", "quince seven"):
+            filtered.search(words, mode=mode, now=NOW)  # fills the per-index caches
+            asked.clear()
+            plain = filtered.search(words, mode=mode, now=NOW)
+            without = list(asked)
+            asked.clear()
+            counted = filtered.search(words, mode=mode, now=NOW, count_expired=True)
+            assert counted.expired_hidden > 0 and counted.hits == plain.hits
+            assert any("MATCH" in sql for sql in without) or mode == "semantic"
+            assert asked == without, words
+    finally:
+        filtered.conn.set_trace_callback(None)
 
 
 def test_links_among_the_hits_count_both_ways(filtered: Vault) -> None:

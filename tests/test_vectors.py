@@ -61,28 +61,50 @@ def test_matrix_of_an_index_without_vectors_is_empty(make_vault: MakeVault) -> N
     assert matrix.nearest(np.ones(8, dtype=np.float32), 5) == []
 
 
+DEADLINE_S = 120.0  # generous: a nice-19 run on a loaded machine
 SEARCHES = ("what did we decide about rollback", "heat pump tariff", "sourdough starter", "kyoto")
 
 
 def test_whole_note_query_beside_gives_the_same_hits(sample_vault: Vault) -> None:
-    """With the vectors in memory, the whole-note query may run on the worker thread, on that
-    thread's own connection (`beside`): the hits are those of the searching thread asking it."""
+    """With the vectors in memory, the worker thread reads what the search needs next on its
+    own connection (`beside`: the vector hits' rows and facts, and the whole-note query when
+    it gets to it first): the hits are those of the searching thread reading it all itself.
+    The searching thread's first keyword query waits until the worker has asked for its
+    connection (which it does once the vectors are in, the searching thread not yet waiting
+    for them), so the worker's reads run in every search, however loaded the machine."""
     sample_vault.warm(background=False)
     matrix = sample_vault.index.current_matrix()
+    conn = sample_vault.conn
     asked_from: list[str] = []
+    asked = threading.Event()
 
     def beside() -> store.Connection:
         asked_from.append(threading.current_thread().name)
+        asked.set()
         return sample_vault.index.conn
 
     now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
     for text in SEARCHES:
         q = search.Query(text, 10, "hybrid", now=now)
-        alone = search.run(sample_vault.conn, q, sample_vault.embedder, None, matrix)
-        both = search.run(sample_vault.conn, q, sample_vault.embedder, None, matrix, beside=beside)
+        alone = search.run(conn, q, sample_vault.embedder, None, matrix)
+        asked.clear()
+        held: list[str] = []
+
+        def until_the_worker_asked(sql: str, held: list[str] = held) -> None:
+            if "MATCH" in sql and not held:  # this thread's first keyword query
+                held.append(sql)
+                asked.wait(DEADLINE_S)
+
+        conn.set_trace_callback(until_the_worker_asked)
+        try:
+            both = search.run(conn, q, sample_vault.embedder, None, matrix, beside=beside)
+        finally:
+            conn.set_trace_callback(None)
+        assert held and asked.is_set(), f"the worker never asked for its connection: {text!r}"
         assert both.hits == alone.hits
         assert both.hits
-    assert all(name.startswith("vaultmem-vectors") for name in asked_from)
+    assert len(asked_from) >= len(SEARCHES)
+    assert all(name.startswith("vaultmem-vectors") for name in asked_from), asked_from
 
 
 def test_whole_note_query_from_the_worker_or_taken_back(sample_vault: Vault) -> None:

@@ -140,7 +140,7 @@ class SearchResult:
     mode: Mode = "keyword"
     notices: tuple[str, ...] = ()  # degraded behaviour a person should hear about (stderr)
     route: DateRoute | None = None
-    expired_hidden: int = 0  # expired notes left out that would be hits (Vault.search counts)
+    expired_hidden: int = 0  # expired notes left out that would be hits (Query.count_expired)
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,7 @@ class Query:
     hyde: bool = False
     now: dt.datetime | None = None  # the clock date routing and decay use (injectable)
     weights: ranking.Weights | None = None  # None: the measured defaults for the mode
+    count_expired: bool = False  # say how many expired notes were left out (expired_hidden)
 
 
 def plain(snippet: str) -> str:
@@ -342,16 +343,18 @@ def run(
                 raise _semantic_impossible(problem, embedder)
             notices.append(problem + "; searched by keywords only")
             mode = "keyword"
-    hidden = frozenset() if q.filters.personas else store.persona_paths(conn)
-    if not q.filters.expired:
-        hidden |= expired_paths(conn, now)
+    personas = frozenset() if q.filters.personas else store.persona_paths(conn)
+    gone = frozenset() if q.filters.expired else expired_paths(conn, now)
+    hidden = personas | gone
+    # the expired notes `include_expired` would show (an expired persona stays out anyway)
+    counted = gone - personas if q.count_expired else frozenset()
     fast = only is None and not q.filters.active() and when is None and q.weights is None
     # a long-running process (its vectors in memory) ranks its keyword queries from cached
     # per-word scores (store/terms.py: the same results); a one-shot search would only fill them
     warm = matrix is not None
     if mode == "keyword" and fast:
-        hits = _keyword_only(conn, text, q.limit, hidden, cached=warm)
-        return SearchResult(q.text, hits, mode, tuple(notices))
+        hits, left_out = _keyword_only(conn, text, q.limit, hidden, cached=warm, counted=counted)
+        return SearchResult(q.text, hits, mode, tuple(notices), expired_hidden=left_out)
 
     fetch = CANDIDATES * (4 if q.filters.active() or only is not None else 1)
     weights = q.weights or (ranking.Weights() if mode == "hybrid" else _single(mode))
@@ -505,28 +508,55 @@ def run(
         facts = _with_sections(conn, facts)
     if only is not None:
         allowed &= only
+
+    def ranked_of(kept: list[ranking.Candidate], limit: int) -> list[ranking.Ranked]:
+        return ranking.rank(
+            kept,
+            facts,
+            set(query_words(text)),
+            weights,
+            route=when,
+            now=now,
+            limit=limit,
+            note_scores=note_scores,
+            memo=memo,
+        )
+
+    left_out = _expired_left_out(candidates, allowed - personas, counted, q.limit, ranked_of)
     allowed -= hidden
     kept = [c for c in candidates.values() if c.path in allowed]
     if mode == "keyword":
         reranker = None
-    ranked = ranking.rank(
-        kept,
-        facts,
-        set(query_words(text)),
-        weights,
-        route=when,
-        now=now,
-        limit=max(q.limit, reranker.settings.depth) if reranker else q.limit,
-        note_scores=note_scores,
-        memo=memo,
-    )
+    ranked = ranked_of(kept, max(q.limit, reranker.settings.depth) if reranker else q.limit)
     if reranker is not None:
         try:
             ranked = reranker(conn, text, ranked)
         except VaultmemError as exc:  # the model package is gone or damaged
             notices.append(f"{exc}; not re-ranked")
         ranked = ranked[: q.limit]
-    return SearchResult(q.text, _hits(conn, ranked, match, shown), mode, tuple(notices), when)
+    hits = _hits(conn, ranked, match, shown)
+    return SearchResult(q.text, hits, mode, tuple(notices), when, expired_hidden=left_out)
+
+
+def _expired_left_out(
+    candidates: dict[int, ranking.Candidate],
+    allowed: set[str],
+    counted: frozenset[str],
+    limit: int,
+    ranked_of: Callable[[list[ranking.Candidate], int], list[ranking.Ranked]],
+) -> int:
+    """How many of the `counted` expired notes would be among the hits with them let in:
+    the same candidates ranked again with them (the candidates do not depend on whether
+    expired notes are wanted, only the notes allowed do, so this is what a search with
+    `include_expired` would rank, before any re-ranking); nothing to rank when no candidate
+    is one of them. A ranking costs a fraction of a search: the queries, vectors and
+    snippets are not asked again."""
+    if not counted:
+        return 0
+    let_in = [c for c in candidates.values() if c.path in allowed]
+    if not any(c.path in counted for c in let_in):
+        return 0
+    return sum(1 for r in ranked_of(let_in, limit) if r.path in counted)
 
 
 # One worker: a search's meaning half overlaps its keyword half; more threads would only
@@ -1009,24 +1039,66 @@ def _keyword_only(
     hidden: frozenset[str] = frozenset(),
     *,
     cached: bool = False,
-) -> tuple[Hit, ...]:
-    """The fast path: AND then OR over chunks, best chunk per note (no signals to add)."""
+    counted: frozenset[str] = frozenset(),
+) -> tuple[tuple[Hit, ...], int]:
+    """The fast path: AND then OR over chunks, best chunk per note (no signals to add); and
+    how many of the `counted` notes (hidden ones) would be hits were they not hidden."""
     every = fts_queries(query)
     if not every:
-        return ()
+        return (), 0
     pruned = fts_queries(query, common_words(conn, query_words(query)))
-    best: dict[str, store.ChunkMatch] = {}
     # without its common words the OR query may find nothing ("web zzzz"): then with them
-    for queries in [pruned] if pruned == every else [pruned, every]:
+    plan = [pruned] if pruned == every else [pruned, every]
+    rows = _KeywordRows(conn, cached)
+    top = _keyword_best(rows, plan, limit, hidden)
+    left_out = 0
+    if counted and rows.paths & counted:
+        # the same choice with them let in, from the rows already read (it stops no later)
+        let_in = _keyword_best(rows, plan, limit, hidden - counted)
+        left_out = sum(1 for m in let_in if m.path in counted)
+    return _keyword_hits(conn, top, every[-1]), left_out
+
+
+class _KeywordRows:
+    """The fast path's keyword queries, each asked of the index once per search: a second
+    choice over the same queries with fewer notes hidden asks for no more rows of a query
+    than the first did (it stops as soon, or sooner), and gets the first rows of those
+    already read (best first: the rows a smaller LIMIT returns, but for the order among
+    equal scores, which SQLite leaves open either way)."""
+
+    def __init__(self, conn: store.Connection, cached: bool) -> None:
+        self.conn = conn
+        self.cached = cached
+        self.read: dict[str, tuple[int, list[store.ChunkMatch]]] = {}
+        self.paths: set[str] = set()  # the notes of every row read
+
+    def __call__(self, match: str, fetch: int) -> list[store.ChunkMatch]:
+        known = self.read.get(match)
+        if known is not None and known[0] >= fetch:
+            return known[1][:fetch]
+        rows = store.keyword_chunks(self.conn, match, fetch, cached=self.cached)
+        self.read[match] = (fetch, rows)
+        self.paths.update(row.path for row in rows)
+        return rows
+
+
+def _keyword_best(
+    rows: _KeywordRows, plan: list[list[str]], limit: int, hidden: frozenset[str]
+) -> list[store.ChunkMatch]:
+    """The fast path's choice: each note's best section, the `limit` best notes outside
+    `hidden`, from the AND query then the OR query (fetching more rows while too few notes
+    are found), best first."""
+    best: dict[str, store.ChunkMatch] = {}
+    for queries in plan:
         for match in queries:
             found: dict[str, store.ChunkMatch] = {}
             fetch = limit * 4
             while True:
-                rows = store.keyword_chunks(conn, match, fetch, cached=cached)
-                for row in rows:
+                got = rows(match, fetch)
+                for row in got:
                     if row.path not in hidden:
                         found.setdefault(row.path, row)  # rows come best first: each note's best
-                if len(best.keys() | found.keys()) >= limit or len(rows) < fetch:
+                if len(best.keys() | found.keys()) >= limit or len(got) < fetch:
                     break
                 found.clear()
                 fetch *= 4
@@ -1038,9 +1110,15 @@ def _keyword_only(
             break
     # by score (a section's bm25 is the same under both queries): notes holding every word
     # were looked for first, but are not put first when a note with fewer words scores higher
-    top = sorted(best.values(), key=lambda m: (m.bm25, m.path))[:limit]
+    return sorted(best.values(), key=lambda m: (m.bm25, m.path))[:limit]
+
+
+def _keyword_hits(
+    conn: store.Connection, top: list[store.ChunkMatch], match: str
+) -> tuple[Hit, ...]:
+    """The fast path's chosen sections as hits, each with its snippet for `match`."""
     # snippets cost a re-tokenisation each: make them only for the hits shown
-    shown = store.snippets(conn, every[-1], [row.id for row in top])
+    shown = store.snippets(conn, match, [row.id for row in top])
     missing = [m.id for m in top if not plain_text(shown.get(m.id, ""))]
     bodies = store.chunk_bodies(conn, missing) if missing else {}
     return tuple(

@@ -51,7 +51,6 @@ from vaultmem.search import (
     Mode,
     Query,
     SearchResult,
-    expired_paths,
     fts_queries,
     plain,
 )
@@ -68,7 +67,6 @@ if TYPE_CHECKING:
     from vaultmem.gaps import GapsReport
     from vaultmem.llm import LLM
     from vaultmem.rerank import Reranker
-    from vaultmem.vectors import VectorMatrix
 
 __all__ = [
     "HIGHLIGHT_END",
@@ -372,12 +370,11 @@ class Vault:
         their path); with `mtime`, the files modified on or after it. Persona notes are left
         out unless `personas`, and notes past their decay tier's lifetime unless
         `include_expired`; with `count_expired`, the result says how many of those it left
-        out (see `_expired_hidden`). `rerank`: read the best hits again with all-MiniLM-L6-v2
-        (None: as configured, see `reranker`)."""
-        if count_expired and now is None:
-            now = dt.datetime.now(dt.UTC)  # one clock for the search and its count
+        out that would be hits (`SearchResult.expired_hidden`, counted from the candidates
+        the search ranked: no second search). `rerank`: read the best hits again with
+        all-MiniLM-L6-v2 (None: as configured, see `reranker`)."""
         filters = Filters(tag, path, since, mtime, personas, include_expired)
-        q = Query(query, limit, mode, filters, hyde, now)
+        q = Query(query, limit, mode, filters, hyde, now, count_expired=count_expired)
         matrix = self.index.current_matrix()
         reranker, notice = self.reranker(rerank) if mode != "keyword" else (None, None)
         result = search_run(
@@ -385,26 +382,7 @@ class Vault:
         )
         if notice:
             result = dataclasses.replace(result, notices=(*result.notices, notice))
-        if count_expired and not include_expired:
-            result = dataclasses.replace(result, expired_hidden=self._expired_hidden(q, matrix))
         return result
-
-    def _expired_hidden(self, q: Query, matrix: VectorMatrix | None) -> int:
-        """How many notes past their decay tier's lifetime would be among the hits of `q` with
-        them included: the same search again (without HyDE or re-ranking, which a count does
-        not need), and only when the vault has such notes at all (looked up once per index
-        generation), so most searches cost nothing more."""
-        assert q.now is not None
-        expired = expired_paths(self.conn, q.now)
-        if not expired:
-            return 0
-        every = dataclasses.replace(
-            q, filters=dataclasses.replace(q.filters, expired=True), hyde=False
-        )
-        shown = search_run(
-            self.conn, every, self.embedder, None, matrix, None, beside=lambda: self.index.conn
-        )
-        return sum(1 for h in shown.hits if h.path in expired)
 
     # ---- reading notes
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeVault
+from tests.conftest import MakeVault, failing
 from tests.edit.conftest import child, without_override
 from vaultmem.capture.errors import BadTranscript, CaptureChanged, CaptureNotFound
 from vaultmem.errors import UsageError
@@ -407,11 +407,7 @@ def test_a_crash_between_temporary_file_and_rename_leaves_the_capture_note_whole
     path = vault.root / str(result.path)
     role = item_of(vault, "fact", "role")
     before = path.read_bytes()
-
-    def crash(*args: object, **kw: object) -> None:
-        raise OSError("power cut")
-
-    monkeypatch.setattr(os, "rename", crash)
+    monkeypatch.setattr(os, "rename", failing("power cut"))
     with pytest.raises(OSError, match="power cut"):
         vault.captures.reject([role], today=TODAY)
     monkeypatch.undo()

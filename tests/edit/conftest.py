@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from vaultmem.edit import disk
+
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE_S = 240.0  # generous: a nice-19 child among nice-0 work gets ~1.5 % of a core
+REAL_LOCK = disk.lock  # as it is before any test replaces it
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes | str, int, int]]:
@@ -74,3 +80,56 @@ def _in_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     relative to the working folder then finds nothing there (and writes nothing into the
     checkout), whatever earlier tests or mutation runs left in it."""
     monkeypatch.chdir(tmp_path)
+
+
+def locked_then(meanwhile: Callable[[], None]) -> Callable[[int, str], None]:
+    """`disk.lock` that takes the lock, then lets whoever held it before act (`meanwhile`):
+    the note replaced, deleted or moved between the writer's look and its lock."""
+
+    def lock(fd: int, path: str) -> None:
+        REAL_LOCK(fd, path)
+        meanwhile()
+
+    return lock
+
+
+@contextlib.contextmanager
+def lock_held(note: Path) -> Iterator[int]:
+    """`note` locked as another vaultmem process locks it (flock on a file of its own) for
+    the block; yields that file's descriptor, closed at the end."""
+    holder = os.open(note, os.O_RDONLY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        yield holder
+    finally:
+        os.close(holder)
+
+
+def release_once_waited_for(
+    monkeypatch: pytest.MonkeyPatch, holder: int
+) -> Callable[[], list[float]]:
+    """Let go of the lock held on `holder` from another thread as soon as a writer waits for
+    it (its first sleep between polls), the writer's patience made long; returns what waits
+    for that thread and gives the writer's sleeps (empty: it never waited)."""
+    monkeypatch.setattr(disk, "LOCK_WAIT_S", 600.0)
+    waiting = threading.Event()
+    slept: list[float] = []
+    real_sleep = disk.time.sleep
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        waiting.set()
+        real_sleep(seconds)
+
+    monkeypatch.setattr(disk.time, "sleep", sleep)
+    release = threading.Thread(  # a daemon: a write failing early never hangs the run
+        target=lambda: (waiting.wait(), fcntl.flock(holder, fcntl.LOCK_UN)), daemon=True
+    )
+    release.start()
+
+    def released() -> list[float]:
+        waiting.set()  # a writer that never waited: the thread ends all the same
+        release.join()
+        return list(slept)
+
+    return released

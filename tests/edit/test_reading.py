@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeVault, bind_socket
+from tests.conftest import MakeVault, bind_socket, failing, fd_path, refusing
 from vaultmem import store
 from vaultmem.edit import disk, read_note
 from vaultmem.edit.text import Line
@@ -212,11 +212,7 @@ def test_folders_that_cannot_be_synced_are_tolerated_other_failures_not(
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for error in (errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.EIO):
-
-            def refused(fd: int, error: int = error) -> None:
-                raise OSError(error, os.strerror(error))
-
-            monkeypatch.setattr(os, "fsync", refused)
+            monkeypatch.setattr(os, "fsync", failing(error))
             if error == errno.EIO:
                 with pytest.raises(OSError, match="Input/output error"):
                     disk.fsync_folder(fd)
@@ -240,7 +236,7 @@ def test_what_the_system_answers_about_write_access_counts(
     real_access = os.access
 
     def access(path: str, mode: int, *, dir_fd: int | None = None, **kw: object) -> bool:
-        where = os.readlink(f"/proc/self/fd/{dir_fd}") if dir_fd is not None else os.getcwd()
+        where = fd_path(dir_fd) if dir_fd is not None else os.getcwd()
         if os.path.normpath(os.path.join(where, path)) in denied:
             return False
         return real_access(path, mode, dir_fd=dir_fd)
@@ -352,20 +348,11 @@ def test_refusals_while_reading_are_named_whole(
     assert str(caught.value) == (
         "u.md starts with a UTF-16 BOM but is not valid UTF-16 (byte 4); vaultmem will not edit it"
     )
-    real_open = os.open
     for error, message in [
         (errno.ELOOP, "n.md changed while it was read; try again"),
         (errno.EACCES, "cannot read n.md: Permission denied"),
     ]:
-
-        def refused(
-            path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None, e: int = error
-        ) -> int:
-            if path == "n.md":
-                raise OSError(e, os.strerror(e))
-            return real_open(path, flags, mode, dir_fd=dir_fd)
-
-        monkeypatch.setattr(os, "open", refused)
+        monkeypatch.setattr(os, "open", refusing("open", error, names=("n.md",)))
         with pytest.raises(CannotEdit) as caught:
             read_note(tmp_path, "n.md")
         monkeypatch.undo()

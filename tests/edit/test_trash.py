@@ -13,8 +13,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLE_VAULT, SHARED_DATA
-from tests.edit.conftest import child, snapshot, wait_for
+from tests.conftest import (
+    REAL_RENAME,
+    REAL_UNLINK,
+    SAMPLE_VAULT,
+    SHARED_DATA,
+    failing,
+    fd_path,
+    linked_after,
+    refusing,
+    renamed_once,
+)
+from tests.edit.conftest import (
+    child,
+    lock_held,
+    locked_then,
+    release_once_waited_for,
+    snapshot,
+    wait_for,
+)
 from vaultmem import edit
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteExists, NoteNotFound
 from vaultmem.model import content_digest as digest
@@ -283,11 +300,7 @@ def test_the_kepano_vault_round_trips_through_the_trash(tmp_path: Path) -> None:
 def test_a_file_system_without_hard_links(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """FAT and some network shares refuse link(): moves fall back to a checked rename and new
     notes to an exclusive create; nothing is lost or overwritten either way."""
-
-    def no_links(*args: object, **kwargs: object) -> None:
-        raise PermissionError(1, "Operation not permitted")
-
-    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
     (vault / ".trash" / "people").mkdir(parents=True)
     (vault / ".trash" / "people" / "Maya.md").write_bytes(b"trashed before")
     entry = trash(vault, "people/Maya.md")
@@ -353,8 +366,6 @@ def test_two_processes_trashing_one_note_move_it_once(vault: Path) -> None:
 # let through (docs/TESTING.md, "note editor: the rest"): whole messages, each step a disk or
 # another program can fail, and what a failed step leaves behind.
 
-REAL_OPEN, REAL_LINK, REAL_UNLINK, REAL_RENAME = os.open, os.link, os.unlink, os.rename
-
 
 def _changed(path: str, how: str = "") -> str:
     return (
@@ -368,15 +379,6 @@ def _message(error: type[Exception], call: object, *args: object, **kwargs: obje
     with pytest.raises(error) as caught:
         call(*args, **kwargs)  # type: ignore[operator]
     return str(caught.value)
-
-
-def _open_fails(error: int, name: str) -> object:
-    def fake(path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
-        if path == name:
-            raise OSError(error, os.strerror(error))
-        return REAL_OPEN(path, flags, mode, dir_fd=dir_fd)
-
-    return fake
 
 
 def test_refusals_to_trash_say_why_whole(vault: Path, tmp_path: Path) -> None:
@@ -435,7 +437,7 @@ def test_a_note_that_cannot_be_opened_to_trash(
     vault: Path, monkeypatch: pytest.MonkeyPatch, error: int, message: str
 ) -> None:
     """Deleted, or swapped for a symlink, between its look and its opening; or unreadable."""
-    monkeypatch.setattr(os, "open", _open_fails(error, "Maya.md"))
+    monkeypatch.setattr(os, "open", refusing("open", error, names=("Maya.md",)))
     kind = ChangedOnDisk if error != errno.EACCES else CannotEdit
     assert _message(kind, trash, vault, "people/Maya.md") == message
     monkeypatch.undo()
@@ -447,10 +449,7 @@ def test_a_folder_that_cannot_be_opened_to_trash_from(
 ) -> None:
     from vaultmem.edit import disk
 
-    def denied(root_fd: int, parts: tuple[str, ...], *, create: bool = False) -> int:
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(disk, "open_folder", denied)
+    monkeypatch.setattr(disk, "open_folder", failing(errno.EACCES))
     assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
         "cannot open the folder of people/Maya.md: Permission denied"
     )
@@ -463,17 +462,15 @@ def test_a_note_moved_or_replaced_by_whoever_held_its_lock(
     from vaultmem.edit import disk
 
     note = vault / "people" / "Maya.md"
-    real_lock = disk.lock
 
-    def then_the_holder_acts(fd: int, path: str) -> None:
-        real_lock(fd, path)
+    def the_holder_acts() -> None:
         if what == "deleted":
             note.unlink()
         else:  # the same bytes saved by rename: another file all the same
             (vault / "people" / "new").write_bytes(note.read_bytes())
             (vault / "people" / "new").rename(note)
 
-    monkeypatch.setattr(disk, "lock", then_the_holder_acts)
+    monkeypatch.setattr(disk, "lock", locked_then(the_holder_acts))
     how = " (it was deleted or renamed)" if what == "deleted" else " (it was replaced meanwhile)"
     assert _message(ChangedOnDisk, trash, vault, "people/Maya.md") == _changed(
         "people/Maya.md", how
@@ -484,40 +481,19 @@ def test_a_note_moved_or_replaced_by_whoever_held_its_lock(
 def test_a_note_locked_by_another_vaultmem_process_is_waited_for_then_refused(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fcntl
-    import threading
-
     from vaultmem.edit import disk
 
     note = vault / "people" / "Maya.md"
-    holder = os.open(note, os.O_RDONLY)
-    fcntl.flock(holder, fcntl.LOCK_EX)
-    monkeypatch.setattr(disk, "LOCK_WAIT_S", 0.2)
-    try:
+    with lock_held(note) as holder:
+        monkeypatch.setattr(disk, "LOCK_WAIT_S", 0.2)
         assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
             "people/Maya.md is being changed by another vaultmem process; nothing was written."
             " Try again in a moment."
         )
         assert note.exists() and not (vault / ".trash").exists()
-        monkeypatch.setattr(disk, "LOCK_WAIT_S", 600.0)
-        waiting = threading.Event()
-        real_sleep = disk.time.sleep
-
-        def sleep(seconds: float) -> None:
-            waiting.set()  # the mover found the lock taken and waits
-            real_sleep(seconds)
-
-        monkeypatch.setattr(disk.time, "sleep", sleep)
-        release = threading.Thread(  # a daemon: a write failing early never hangs the run
-            target=lambda: (waiting.wait(), os.close(holder)), daemon=True
-        )
-        release.start()
+        released = release_once_waited_for(monkeypatch, holder)
         entry = trash(vault, "people/Maya.md")  # waits for the lock, then moves
-        release.join()
-        holder = -1
-    finally:
-        if holder >= 0:
-            os.close(holder)
+        assert released()  # it waited
     assert entry.path == ".trash/people/Maya.md" and not note.exists()
 
 
@@ -548,22 +524,12 @@ def test_a_trash_folder_that_cannot_be_made_says_why(
 def test_a_link_or_rename_into_the_trash_the_disk_refuses(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
-        raise OSError(errno.EIO, os.strerror(errno.EIO))
-
-    monkeypatch.setattr(os, "link", broken)
+    monkeypatch.setattr(os, "link", failing(errno.EIO))
     assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
         "cannot move people/Maya.md: Input/output error; nothing was moved"
     )
-
-    def no_links(*args: object, **kwargs: object) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    def no_reason(*args: object, **kwargs: object) -> None:
-        raise OSError("the share gave no reason")
-
-    monkeypatch.setattr(os, "link", no_links)
-    monkeypatch.setattr(os, "rename", no_reason)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
+    monkeypatch.setattr(os, "rename", failing("the share gave no reason"))
     assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
         "cannot move people/Maya.md: the share gave no reason; nothing was moved"
     )
@@ -584,13 +550,7 @@ def test_a_note_replaced_while_it_is_moved_stays_where_it_is(
         (vault / "people" / "new").write_bytes(b"# Maya, saved meanwhile\n")
         REAL_RENAME(vault / "people" / "new", note)
 
-    def link(src: str, dst: str, **kwargs: object) -> None:
-        save_by_rename()
-        if not links:
-            raise PermissionError(errno.EPERM, "Operation not permitted")
-        REAL_LINK(src, dst, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(os, "link", linked_after(save_by_rename, links=links))
     assert _message(ChangedOnDisk, trash, vault, "people/Maya.md") == _changed(
         "people/Maya.md", " (it was replaced while being moved)"
     )
@@ -605,7 +565,7 @@ def test_an_old_name_that_cannot_be_removed_takes_the_move_back(
     refused = [str(vault / "people")]
 
     def unlink(name: str, *, dir_fd: int | None = None) -> None:
-        if dir_fd is not None and os.readlink(f"/proc/self/fd/{dir_fd}") in refused:
+        if dir_fd is not None and fd_path(dir_fd) in refused:
             raise PermissionError(errno.EPERM, "Operation not permitted")
         REAL_UNLINK(name, dir_fd=dir_fd)
 
@@ -646,22 +606,9 @@ def test_a_replaced_note_that_cannot_be_put_back_says_where_it_is_and_how_to_res
         (vault / ".trash" / "people").mkdir(parents=True)
         (vault / ".trash" / "people" / "Maya.md").write_bytes(b"trashed before")
     entry = ".trash/people/Maya 1.md" if taken else ".trash/people/Maya.md"
-
-    def no_links(*args: object, **kwargs: object) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    calls: list[str] = []
-
-    def rename(src: str, dst: str, **kwargs: object) -> None:
-        calls.append(src)
-        if len(calls) == 1:  # into the trash: the note is saved meanwhile, then moved
-            _saved_meanwhile(vault)
-            REAL_RENAME(src, dst, **kwargs)  # type: ignore[arg-type]
-        else:  # and back: the disk refuses
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
-
-    monkeypatch.setattr(os, "link", no_links)
-    monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
+    # into the trash, the note saved meanwhile; and back, which the disk refuses (EIO)
+    monkeypatch.setattr(os, "rename", renamed_once(lambda: _saved_meanwhile(vault)))
     restore = (
         "vaultmem restore '.trash/people/Maya 1.md' --to people/Maya.md"
         if taken
@@ -684,16 +631,8 @@ def test_a_replaced_note_whose_trash_name_cannot_be_taken_back_says_so(
 ) -> None:
     """Linked into the trash, found to be a version saved meanwhile, and the link in the trash
     cannot be removed: the note stays, with a second name in the trash."""
-
-    def link(src: str, dst: str, **kwargs: object) -> None:
-        _saved_meanwhile(vault)
-        REAL_LINK(src, dst, **kwargs)  # type: ignore[arg-type]
-
-    def unlink(name: str, *, dir_fd: int | None = None) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    monkeypatch.setattr(os, "link", link)
-    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "link", linked_after(lambda: _saved_meanwhile(vault)))
+    monkeypatch.setattr(os, "unlink", failing(errno.EPERM))
     assert _message(CannotEdit, trash, vault, "people/Maya.md") == (
         "people/Maya.md was replaced by another program while it was moved to the trash; it"
         " stays where it is, but a second name for it is left in the trash at"
@@ -749,21 +688,12 @@ def test_restore_refusals_say_why_whole(vault: Path, monkeypatch: pytest.MonkeyP
     finally:
         (vault / "ro").chmod(0o755)
 
-    def broken(*args: object, **kwargs: object) -> None:
-        raise OSError(errno.EIO, os.strerror(errno.EIO))
-
-    monkeypatch.setattr(os, "link", broken)
+    monkeypatch.setattr(os, "link", failing(errno.EIO))
     assert _message(CannotEdit, edit.restore, vault, entry.path, to="x.md") == (
         "cannot restore x.md: Input/output error; nothing was restored"
     )
     monkeypatch.undo()
-
-    def unlink(name: str, *, dir_fd: int | None = None) -> None:
-        if name == "Maya.md":
-            raise PermissionError(errno.EPERM, "Operation not permitted")
-        REAL_UNLINK(name, dir_fd=dir_fd)
-
-    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "unlink", refusing("unlink", errno.EPERM, names=("Maya.md",)))
     assert _message(CannotEdit, edit.restore, vault, entry.path, to="x.md") == (
         "cannot restore x.md: Operation not permitted; nothing was restored"
     )
@@ -798,11 +728,7 @@ def test_restore_without_hard_links_never_replaces_a_file(
 ) -> None:
     entry = trash(vault, "people/Maya.md")
     (vault / "people" / "Maya.md").write_bytes(b"new\n")
-
-    def no_links(*args: object, **kwargs: object) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
     assert _message(NoteExists, edit.restore, vault, entry.path).startswith(
         "people/Maya.md exists already; nothing was restored."
     )
@@ -843,11 +769,7 @@ def test_purge_goes_on_past_entries_gone_meanwhile(
 
 def test_purge_that_cannot_delete_says_which(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     entry = trash(vault, "people/Maya.md")
-
-    def unlink(name: str, *, dir_fd: int | None = None) -> None:
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "unlink", failing(errno.EACCES))
     assert _message(CannotEdit, edit.purge, vault, paths=(entry.path,)) == (
         "cannot delete .trash/people/Maya.md: Permission denied"
     )
@@ -873,7 +795,7 @@ def test_current_digest_is_the_index_digest_of_the_file_as_it_is(
         "folder.md is a folder, not a note or attachment; vaultmem moves only regular files, so"
         " nothing was moved (trash the notes in it one by one)"
     )
-    monkeypatch.setattr(os, "open", _open_fails(errno.EACCES, "Maya.md"))
+    monkeypatch.setattr(os, "open", refusing("open", errno.EACCES, names=("Maya.md",)))
     assert _message(CannotEdit, current_digest, vault, "people/Maya.md") == (
         "cannot read people/Maya.md: Permission denied; nothing was moved"
     )
@@ -1010,11 +932,7 @@ def test_restore_without_hard_links_never_replaces_a_dangling_symlink(
 ) -> None:
     entry = trash(vault, "people/Maya.md")
     (vault / "people" / "Maya.md").symlink_to(tmp_path / "nowhere.md")
-
-    def no_links(*args: object, **kwargs: object) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
     with pytest.raises(NoteExists):
         edit.restore(vault, entry.path)
     monkeypatch.undo()

@@ -16,7 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.edit.conftest import child, snapshot, wait_for, without_override
+from tests.conftest import (
+    REAL_UNLINK,
+    REAL_WRITE,
+    failing,
+    fd_path,
+    full_disk,
+    linked_after,
+    refusing,
+    synced_then,
+)
+from tests.edit.conftest import (
+    child,
+    lock_held,
+    locked_then,
+    release_once_waited_for,
+    snapshot,
+    wait_for,
+    without_override,
+)
 from vaultmem import edit
 from vaultmem.edit import writing
 from vaultmem.errors import CannotEdit, ChangedOnDisk, EditDoesNotApply, NoteExists
@@ -148,16 +166,13 @@ def test_a_note_edited_in_place_while_the_new_version_was_written(
 ) -> None:
     """Obsidian writes in place, without any lock: the last look before the rename sees it."""
     note = vault / "people" / "Maya.md"
-    real_fsync = os.fsync
 
-    def obsidian_saves_meanwhile(fd: int) -> None:
-        real_fsync(fd)
-        if os.readlink(f"/proc/self/fd/{fd}").endswith(writing.TMP_SUFFIX):
-            with open(note, "r+b") as handle:
-                handle.write(b"# Typed")
+    def obsidian_saves_meanwhile() -> None:
+        with open(note, "r+b") as handle:
+            handle.write(b"# Typed")
 
     change = checked(vault)
-    monkeypatch.setattr(writing.os, "fsync", obsidian_saves_meanwhile)
+    monkeypatch.setattr(os, "fsync", synced_then(writing.TMP_SUFFIX, obsidian_saves_meanwhile))
     with pytest.raises(ChangedOnDisk, match="while the new version was being written"):
         edit.write(vault, change)
     monkeypatch.undo()
@@ -376,17 +391,9 @@ def test_permissions_deny_the_write_when_root_cannot_override_them(vault: Path) 
 def test_a_failing_write_leaves_the_note_and_no_temporary(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_write = os.write
-
-    def half_then_full(fd: int, data: bytes | memoryview) -> int:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith(writing.TMP_SUFFIX):
-            if len(data) > 4:
-                return real_write(fd, bytes(data)[:4])
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_write(fd, data)
-
     change = checked(vault)
-    monkeypatch.setattr(writing.os, "write", half_then_full)
+    # four bytes at a time while more is asked for (short writes), then the disk is full
+    monkeypatch.setattr(os, "write", full_disk(writing.TMP_SUFFIX, short=4))
     with pytest.raises(CannotEdit, match="No space left on device; nothing was written"):
         edit.write(vault, change)
     monkeypatch.undo()
@@ -397,11 +404,8 @@ def test_a_failing_write_leaves_the_note_and_no_temporary(
 def test_a_failing_fsync_leaves_the_note_and_no_temporary(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(fd: int) -> None:
-        raise OSError(errno.EIO, os.strerror(errno.EIO))
-
     change = checked(vault)
-    monkeypatch.setattr(writing.os, "fsync", broken)
+    monkeypatch.setattr(os, "fsync", failing(errno.EIO))
     with pytest.raises(CannotEdit, match="Input/output error"):
         edit.write(vault, change)
     monkeypatch.undo()
@@ -740,22 +744,6 @@ CHANGED = (
     " again (run `vaultmem reindex` if the index is behind) and redo the change on its current"
     " text."
 )
-REAL_OPEN, REAL_LINK, REAL_WRITE = os.open, os.link, os.write
-
-
-def _fd_path(fd: int) -> str:
-    return os.readlink(f"/proc/self/fd/{fd}")
-
-
-def _refuse(error: int, *, names: tuple[str, ...] = (), suffix: str = "") -> object:
-    """An os.open that fails with `error` for the names given (or ending in `suffix`)."""
-
-    def fake(name: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
-        if name in names or (suffix and str(name).endswith(suffix)):
-            raise OSError(error, os.strerror(error))
-        return REAL_OPEN(name, flags, mode, dir_fd=dir_fd)
-
-    return fake
 
 
 def test_a_change_refused_as_changed_on_disk_says_so_whole(vault: Path) -> None:
@@ -821,7 +809,7 @@ def test_a_temporary_the_folder_refuses_is_a_read_only_folder(
     vault: Path, monkeypatch: pytest.MonkeyPatch, error: int
 ) -> None:
     change = checked(vault)
-    monkeypatch.setattr(os, "open", _refuse(error, suffix=writing.TMP_SUFFIX))
+    monkeypatch.setattr(os, "open", refusing("open", error, ending=writing.TMP_SUFFIX))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, change)
     assert str(caught.value) == (
@@ -843,7 +831,7 @@ def test_any_other_failure_to_write_says_what_to_do(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     change = checked(vault)
-    monkeypatch.setattr(os, "open", _refuse(errno.ENOSPC, suffix=writing.TMP_SUFFIX))
+    monkeypatch.setattr(os, "open", refusing("open", errno.ENOSPC, ending=writing.TMP_SUFFIX))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, change)
     assert str(caught.value) == (
@@ -851,10 +839,7 @@ def test_any_other_failure_to_write_says_what_to_do(
         " is unchanged. Free some space or fix the disk, then try again."
     )
 
-    def no_reason(*args: object, **kwargs: object) -> int:
-        raise OSError("the driver gave no reason")
-
-    monkeypatch.setattr(os, "open", no_reason)
+    monkeypatch.setattr(os, "open", failing("the driver gave no reason"))
     with pytest.raises(CannotEdit) as caught:
         writing._temporary(0, "n.md", b"x", "n.md", 0o644, None)
     assert str(caught.value) == (
@@ -869,11 +854,7 @@ def test_a_folder_that_cannot_be_opened_says_why(
     from vaultmem.edit import disk
 
     change = checked(vault)
-
-    def denied(root_fd: int, parts: tuple[str, ...], *, create: bool = False) -> int:
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(disk, "open_folder", denied)
+    monkeypatch.setattr(disk, "open_folder", failing(errno.EACCES))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, change)
     assert str(caught.value) == (
@@ -884,12 +865,7 @@ def test_a_folder_that_cannot_be_opened_says_why(
 def test_a_create_that_fails_removes_every_folder_it_made_and_only_those(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def full(fd: int, data: bytes | memoryview) -> int:
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return REAL_WRITE(fd, data)
-
-    monkeypatch.setattr(os, "write", full)
+    monkeypatch.setattr(os, "write", full_disk(writing.TMP_SUFFIX))
     for path in ("people/new/deeper/x.md", "top/x.md", "a/b/c/x.md"):
         with pytest.raises(CannotEdit, match="No space left on device"):
             edit.write(vault, edit.plan_new_note(path, "x"))
@@ -907,7 +883,7 @@ def test_the_folders_a_create_makes_are_synced_each_in_its_parent(
     real_sync = disk.fsync_folder
 
     def record(fd: int) -> None:
-        synced.append(os.path.relpath(_fd_path(fd), vault))
+        synced.append(os.path.relpath(fd_path(fd), vault))
         real_sync(fd)
 
     monkeypatch.setattr(disk, "fsync_folder", record)
@@ -922,13 +898,10 @@ def test_creating_where_the_name_appears_meanwhile_never_overwrites(
     """Another program creates the note between vaultmem's look and its link() (or, on a
     disk without hard links, its fallback); a longer text would show a partial overwrite."""
 
-    def taken_first(src: str, dst: str, **kwargs: object) -> None:
-        Path(vault / "people" / dst).write_bytes(b"theirs\n")
-        if not links:
-            raise PermissionError(errno.EPERM, "Operation not permitted")
-        REAL_LINK(src, dst, **kwargs)  # type: ignore[arg-type]
+    def taken_first() -> None:
+        (vault / "people" / "New.md").write_bytes(b"theirs\n")
 
-    monkeypatch.setattr(os, "link", taken_first)
+    monkeypatch.setattr(os, "link", linked_after(taken_first, links=links))
     with pytest.raises(NoteExists) as caught:
         edit.write(vault, edit.plan_new_note("people/New.md", "mine, and longer\n"))
     assert str(caught.value) == (
@@ -942,10 +915,7 @@ def test_creating_where_the_name_appears_meanwhile_never_overwrites(
 def test_a_link_the_disk_refuses_for_another_reason_writes_nothing(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
-        raise OSError(errno.EIO, os.strerror(errno.EIO))
-
-    monkeypatch.setattr(os, "link", broken)
+    monkeypatch.setattr(os, "link", failing(errno.EIO))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, edit.plan_new_note("people/New.md", "x"))
     assert str(caught.value) == (
@@ -956,14 +926,10 @@ def test_a_link_the_disk_refuses_for_another_reason_writes_nothing(
     assert not (vault / "people" / "New.md").exists() and temporaries(vault) == []
 
 
-def _no_links(*args: object, **kwargs: object) -> None:
-    raise PermissionError(errno.EPERM, "Operation not permitted")
-
-
 def test_without_hard_links_a_new_note_gets_an_ordinary_files_mode(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(os, "link", _no_links)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
     old_umask = os.umask(0o022)
     try:
         assert edit.write(vault, edit.plan_new_note("people/New.md", "# New\n")) == (
@@ -979,15 +945,8 @@ def test_without_hard_links_a_new_note_gets_an_ordinary_files_mode(
 def test_without_hard_links_a_failed_create_leaves_no_half_note(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(os, "link", _no_links)
-
-    def full(fd: int, data: bytes | memoryview) -> int:
-        if _fd_path(fd).endswith("New.md"):
-            REAL_WRITE(fd, bytes(data)[:2])
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return REAL_WRITE(fd, data)
-
-    monkeypatch.setattr(os, "write", full)
+    monkeypatch.setattr(os, "link", failing(errno.EPERM))
+    monkeypatch.setattr(os, "write", full_disk("New.md", short=2))  # a part written, then full
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, edit.plan_new_note("people/New.md", "# New\n"))
     assert str(caught.value) == (
@@ -995,7 +954,7 @@ def test_without_hard_links_a_failed_create_leaves_no_half_note(
         " is unchanged. Free some space or fix the disk, then try again."
     )
     monkeypatch.setattr(os, "write", REAL_WRITE)
-    monkeypatch.setattr(os, "open", _refuse(errno.EIO, names=("New.md",)))
+    monkeypatch.setattr(os, "open", refusing("open", errno.EIO, names=("New.md",)))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, edit.plan_new_note("people/New.md", "# New\n"))
     assert str(caught.value) == (
@@ -1009,14 +968,7 @@ def test_without_hard_links_a_failed_create_leaves_no_half_note(
 def test_a_temporary_that_cannot_be_removed_is_left_for_cleaning(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_unlink = os.unlink
-
-    def refused(name: str, *, dir_fd: int | None = None) -> None:
-        if name.endswith(writing.TMP_SUFFIX):
-            raise PermissionError(errno.EPERM, "Operation not permitted")
-        real_unlink(name, dir_fd=dir_fd)
-
-    monkeypatch.setattr(os, "unlink", refused)
+    monkeypatch.setattr(os, "unlink", refusing("unlink", errno.EPERM, ending=writing.TMP_SUFFIX))
     assert edit.write(vault, edit.plan_new_note("people/New.md", "# New\n")) == ("people/New.md",)
     monkeypatch.undo()
     assert (vault / "people" / "New.md").read_bytes() == b"# New\n"
@@ -1037,7 +989,6 @@ def test_each_way_a_note_can_change_under_a_write_is_named_whole(
                 (vault / "people" / name).unlink()
         note.write_bytes(NOTE.encode())
 
-    real_lock = disk.lock
     for what, how in [
         ("replaced", " (it was replaced meanwhile)"),
         ("deleted", " (it was deleted or renamed)"),
@@ -1045,8 +996,7 @@ def test_each_way_a_note_can_change_under_a_write_is_named_whole(
     ]:
         fresh()
 
-        def the_holder_acts(fd: int, path: str, what: str = what) -> None:
-            real_lock(fd, path)
+        def the_holder_acts(what: str = what) -> None:
             if what == "replaced":  # the same bytes, saved by rename
                 (vault / "people" / "new").write_bytes(note.read_bytes())
                 (vault / "people" / "new").rename(note)
@@ -1056,7 +1006,7 @@ def test_each_way_a_note_can_change_under_a_write_is_named_whole(
             else:
                 note.unlink()
 
-        monkeypatch.setattr(disk, "lock", the_holder_acts)
+        monkeypatch.setattr(disk, "lock", locked_then(the_holder_acts))
         change = checked(vault)
         with pytest.raises(ChangedOnDisk) as caught:
             edit.write(vault, change)
@@ -1071,13 +1021,13 @@ def test_each_way_a_note_can_change_under_a_write_is_named_whole(
         (errno.ELOOP, " (it was replaced by a symlink)"),
     ]:
         change = checked(vault)
-        monkeypatch.setattr(os, "open", _refuse(error, names=("Maya.md",)))
+        monkeypatch.setattr(os, "open", refusing("open", error, names=("Maya.md",)))
         with pytest.raises(ChangedOnDisk) as caught:
             edit.write(vault, change)
         monkeypatch.undo()
         assert str(caught.value) == CHANGED.format(how=how)
     change = checked(vault)
-    monkeypatch.setattr(os, "open", _refuse(errno.EACCES, names=("Maya.md",)))
+    monkeypatch.setattr(os, "open", refusing("open", errno.EACCES, names=("Maya.md",)))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, change)
     assert str(caught.value) == "cannot open people/Maya.md: Permission denied; nothing was written"
@@ -1096,15 +1046,12 @@ def test_the_last_look_and_a_retargeted_link_are_named_whole(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     note = vault / "people" / "Maya.md"
-    real_fsync = os.fsync
 
-    def obsidian_saves_meanwhile(fd: int) -> None:
-        real_fsync(fd)
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
-            note.write_bytes(b"typed meanwhile\n")
+    def obsidian_saves_meanwhile() -> None:
+        note.write_bytes(b"typed meanwhile\n")
 
     change = checked(vault)
-    monkeypatch.setattr(os, "fsync", obsidian_saves_meanwhile)
+    monkeypatch.setattr(os, "fsync", synced_then(writing.TMP_SUFFIX, obsidian_saves_meanwhile))
     with pytest.raises(ChangedOnDisk) as caught:
         edit.write(vault, change)
     assert str(caught.value) == CHANGED.format(how=" (while the new version was being written)")
@@ -1155,16 +1102,11 @@ def test_read_only_and_hard_linked_notes_are_refused_whole(vault: Path) -> None:
 def test_a_write_waits_for_another_writers_lock_and_gives_up_in_time(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fcntl
-    import threading
-
     from vaultmem.edit import disk
 
     note = vault / "people" / "Maya.md"
     change = checked(vault)
-    holder = os.open(note, os.O_RDONLY)
-    fcntl.flock(holder, fcntl.LOCK_EX)
-    try:
+    with lock_held(note) as holder:
         monkeypatch.setattr(disk, "LOCK_WAIT_S", 0.2)
         with pytest.raises(CannotEdit) as caught:
             edit.write(vault, change)
@@ -1172,26 +1114,10 @@ def test_a_write_waits_for_another_writers_lock_and_gives_up_in_time(
             "people/Maya.md is being changed by another vaultmem process; nothing was written."
             " Try again in a moment."
         )
-        monkeypatch.setattr(disk, "LOCK_WAIT_S", 600.0)
-        waiting = threading.Event()
-        real_sleep = disk.time.sleep
-
-        def sleep(seconds: float) -> None:
-            assert seconds == 0.01  # polls the lock, it does not sleep the wait away
-            waiting.set()
-            real_sleep(seconds)
-
-        monkeypatch.setattr(disk.time, "sleep", sleep)
-        release = threading.Thread(  # a daemon: a write failing early never hangs the run
-            target=lambda: (waiting.wait(), os.close(holder)), daemon=True
-        )
-        release.start()
+        released = release_once_waited_for(monkeypatch, holder)
         assert edit.write(vault, change) == ("people/Maya.md",)
-        release.join()
-        holder = -1
-    finally:
-        if holder >= 0:
-            os.close(holder)
+        slept = released()
+    assert slept and set(slept) == {0.01}  # polls the lock, it does not sleep the wait away
     assert "✅ 2026-11-30" in note.read_text()
 
 
@@ -1200,10 +1126,7 @@ def test_a_file_system_without_locks_still_writes(
 ) -> None:
     import fcntl
 
-    def no_locks(fd: int, operation: int) -> None:
-        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
-
-    monkeypatch.setattr(fcntl, "flock", no_locks)
+    monkeypatch.setattr(fcntl, "flock", failing(errno.ENOLCK))
     assert edit.write(vault, checked(vault)) == ("people/Maya.md",)
 
 
@@ -1211,7 +1134,7 @@ def test_a_write_interrupted_midway_removes_its_temporary(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def interrupted(fd: int, data: bytes | memoryview) -> int:
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
+        if fd_path(fd).endswith(writing.TMP_SUFFIX):
             raise KeyboardInterrupt
         return REAL_WRITE(fd, data)
 
@@ -1223,12 +1146,7 @@ def test_a_write_interrupted_midway_removes_its_temporary(
     assert (vault / "people" / "Maya.md").read_bytes() == NOTE.encode()
     assert temporaries(vault) == []
 
-    def full(fd: int, data: bytes | memoryview) -> int:
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return REAL_WRITE(fd, data)
-
-    monkeypatch.setattr(os, "write", full)
+    monkeypatch.setattr(os, "write", full_disk(writing.TMP_SUFFIX))
     with pytest.raises(CannotEdit) as caught:
         edit.write(vault, change)
     assert str(caught.value) == (
@@ -1245,10 +1163,7 @@ def test_a_note_root_cannot_give_back_becomes_the_writers(
     note = vault / "people" / "Maya.md"
     os.chown(note, 65534, 65534)
 
-    def refused(fd: int, uid: int, gid: int) -> None:
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-
-    monkeypatch.setattr(os, "fchown", refused)
+    monkeypatch.setattr(os, "fchown", failing(errno.EPERM))
     assert edit.write(vault, checked(vault)) == ("people/Maya.md",)
     assert note.stat().st_uid == os.geteuid()
 
@@ -1285,7 +1200,6 @@ def test_cleaning_goes_on_past_every_temporary_it_leaves(
             raise FileNotFoundError(errno.ENOENT, "No such file or directory")
         REAL_UNLINK(name, dir_fd=dir_fd)
 
-    REAL_UNLINK = os.unlink
     monkeypatch.setattr(os, "unlink", unlink)
     assert edit.clean_temporaries(vault, folder="people") == (f"people/{stale.name}",)
     monkeypatch.undo()
@@ -1325,10 +1239,7 @@ def test_cleaning_leaves_a_running_writers_temporary_and_the_writer_alone(
         assert proc.poll() is None
         assert theirs.exists()
 
-        def not_ours(pid: int, sig: int) -> None:
-            raise PermissionError(errno.EPERM, "Operation not permitted")
-
-        monkeypatch.setattr(os, "kill", not_ours)  # another user's process
+        monkeypatch.setattr(os, "kill", failing(errno.EPERM))  # another user's process
         assert edit.clean_temporaries(vault) == ()
         assert theirs.exists()
     finally:
@@ -1404,15 +1315,12 @@ def test_undoing_a_failed_create_never_follows_a_folder_swapped_for_a_symlink(
     outside = tmp_path / "outside"
     (outside / "deeper").mkdir(parents=True)
 
-    def swap_then_full(fd: int, data: bytes | memoryview) -> int:
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):  # folders made: another program swaps
-            made = vault / "people" / "new"
-            made.rename(vault / "people" / "moved")
-            made.symlink_to(outside)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return REAL_WRITE(fd, data)
+    def swap() -> None:  # the folders are made: another program swaps one
+        made = vault / "people" / "new"
+        made.rename(vault / "people" / "moved")
+        made.symlink_to(outside)
 
-    monkeypatch.setattr(os, "write", swap_then_full)
+    monkeypatch.setattr(os, "write", full_disk(writing.TMP_SUFFIX, first=swap))
     with pytest.raises(CannotEdit, match="No space left on device"):
         edit.write(vault, edit.plan_new_note("people/new/deeper/x.md", "x"))
     monkeypatch.undo()
@@ -1420,14 +1328,11 @@ def test_undoing_a_failed_create_never_follows_a_folder_swapped_for_a_symlink(
 
     (outside / "b" / "c").mkdir(parents=True)  # the top folder it made swapped, two below it
 
-    def swap_top_then_full(fd: int, data: bytes | memoryview) -> int:
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
-            (vault / "a").rename(vault / "a-moved")
-            (vault / "a").symlink_to(outside)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return REAL_WRITE(fd, data)
+    def swap_top() -> None:
+        (vault / "a").rename(vault / "a-moved")
+        (vault / "a").symlink_to(outside)
 
-    monkeypatch.setattr(os, "write", swap_top_then_full)
+    monkeypatch.setattr(os, "write", full_disk(writing.TMP_SUFFIX, first=swap_top))
     with pytest.raises(CannotEdit, match="No space left on device"):
         edit.write(vault, edit.plan_new_note("a/b/c/x.md", "x"))
     monkeypatch.undo()
@@ -1438,15 +1343,8 @@ def test_a_note_deleted_while_its_new_version_is_written_is_named_whole(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     note = vault / "people" / "Maya.md"
-    real_fsync = os.fsync
-
-    def deleted_meanwhile(fd: int) -> None:
-        real_fsync(fd)
-        if _fd_path(fd).endswith(writing.TMP_SUFFIX):
-            note.unlink()
-
     change = checked(vault)
-    monkeypatch.setattr(os, "fsync", deleted_meanwhile)
+    monkeypatch.setattr(os, "fsync", synced_then(writing.TMP_SUFFIX, note.unlink))
     with pytest.raises(ChangedOnDisk) as caught:
         edit.write(vault, change)
     assert str(caught.value) == CHANGED.format(how=" (it was deleted or renamed)")
