@@ -439,8 +439,6 @@ def run(
         early = _note_facts(conn, sorted({c.path for c in candidates.values()}), q.filters, now)
         if weights.authority:
             _link_counts(conn, list(early[0]))
-        if whole and weights.one_section:
-            _section_counts(conn, list(early[0]))
         if not pending.done():
             ranking.prepare(memo, list(candidates.values()), early[0], weights)
         if match and not pending.done():  # most hits' snippets (the rest are read after)
@@ -955,8 +953,10 @@ def _with_sections(
 ) -> dict[str, ranking.NoteFacts]:
     """The notes' facts, those of one section marked (ranking.Weights.one_section); only
     those are copied (most notes have more: a copy of each fact costs more than the rest)."""
-    found = _section_counts(conn, list(facts))
-    return {p: replace(f, one_section=True) if found[p] == 1 else f for p, f in facts.items()}
+    for path, n in _section_counts(conn, list(facts)).items():
+        if n == 1:  # in place: `facts` is this search's own dict
+            facts[path] = replace(facts[path], one_section=True)
+    return facts
 
 
 def _section_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
