@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -1425,3 +1426,433 @@ VARIANTS.update({
     "compared0.5+vsstop": lambda vault: _vs_stop(vault, 0.5),
     "compared1.0": lambda vault: _comparison(vault, 1.0),
 })
+
+
+# --------------------------------------------------------------------------- round 6
+# (engineer V, 2026-12-02): how the keyword, whole-note and meaning evidence meet. Each variant
+# rewrites what ranking.rank is handed (candidates' keyword scores, the whole-note scores, the
+# weights, extra signals) and calls the real rank, inside the real search.run.
+
+Rewrite = Callable[[list[ranking.Candidate], dict[str, float] | None, ranking.Weights],
+                   tuple[list[ranking.Candidate], dict[str, float] | None, ranking.Weights,
+                         list[Signal]]]
+
+
+def _rewritten(vault: Any, rewrite: Rewrite, weights: ranking.Weights = DEFAULTS) -> Run:
+    plain_rank = ranking.rank
+
+    def rank(cands: Sequence[ranking.Candidate], facts: Any, words: set[str],
+             w: ranking.Weights = DEFAULTS, **kwargs: Any) -> list[ranking.Ranked]:
+        new, notes, w2, signals = rewrite(list(cands), kwargs.get("note_scores"), w)
+        kwargs["note_scores"] = notes
+        kwargs["signals"] = (*kwargs.get("signals", ()), *signals)
+        return plain_rank(new, facts, words, w2, **kwargs)
+
+    def run(q: str) -> list[tuple[str, str]]:
+        query = search.Query(q, 10, "hybrid", weights=weights)
+        with swapped(ranking, "rank", rank):
+            result = search.run(vault.conn, query, vault.embedder, None,
+                                vault.index.current_matrix())
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
+def _note_best_keyword(cands: Sequence[ranking.Candidate]) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for c in cands:
+        if c.keyword:
+            best[c.path] = max(best.get(c.path, 0.0), c.keyword)
+    return best
+
+
+def _kw_minmax(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+               w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """Keyword scores min-max scaled among the candidates' notes (as the meaning scores are):
+    shifted so that the weakest note's best section scores 0."""
+    best = _note_best_keyword(cands)
+    if len(best) < 2:
+        return cands, notes, w, []
+    low = min(best.values())
+    return [replace(c, keyword=(c.keyword - low) if c.keyword else None)
+            for c in cands], notes, w, []
+
+
+def _note_minmax(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                 w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """Whole-note scores min-max scaled among the notes scored (best 100)."""
+    if not notes or len(notes) < 2:
+        return cands, notes, w, []
+    low, high = min(notes.values()), max(notes.values())
+    return cands, {p: (s - low) / (high - low) for p, s in notes.items()}, w, []
+
+
+def _note_gap(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+              w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """The whole note counts only for what it holds beyond its best section: max(0, whole-note
+    share - best-section share)."""
+    if not notes:
+        return cands, notes, w, []
+    best = _note_best_keyword(cands)
+    top = max(best.values(), default=0.0)
+    ks = {p: s / top for p, s in best.items()} if top > 0 else {}
+    return cands, {p: max(0.0, s - ks.get(p, 0.0)) for p, s in notes.items()}, w, []
+
+
+def _kw_max(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+            w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """One keyword score per note, the better of its best section's and its whole text's
+    (each relative to the best); no separate whole-note signal."""
+    if not notes:
+        return cands, notes, w, []
+    best = _note_best_keyword(cands)
+    top = max(best.values(), default=0.0)
+    ks = {p: s / top for p, s in best.items()} if top > 0 else {}
+    lift = {p: max(0.0, s - ks.get(p, 0.0)) for p, s in notes.items()}
+    return cands, None, replace(w, note=0.0), [("note", w.keyword, lift)]
+
+
+VARIANTS.update({
+    "r6-defaults": lambda vault: _rewritten(vault, lambda c, n, w: (c, n, w, [])),
+    "r6-before": lambda vault: _plain(vault, BEFORE),
+    "r6-note0": lambda vault: _plain(vault, replace(DEFAULTS, note=0.0)),
+    "r6-note0.3": lambda vault: _plain(vault, replace(DEFAULTS, note=0.3)),
+    "r6-note0.45": lambda vault: _plain(vault, replace(DEFAULTS, note=0.45)),
+    "r6-kwmm": lambda vault: _rewritten(vault, _kw_minmax),
+    "r6-notemm": lambda vault: _rewritten(vault, _note_minmax),
+    "r6-kwmm+notemm": lambda vault: _rewritten(
+        vault, lambda c, n, w: _note_minmax(*_kw_minmax(c, n, w)[:3])),
+    "r6-notegap": lambda vault: _rewritten(vault, _note_gap),
+    "r6-kwmax": lambda vault: _rewritten(vault, _kw_max),
+})
+
+
+def _only(**parts: float) -> ranking.Weights:
+    zero = dict(keyword=0.0, vector=0.0, heading=0.0, path=0.0, date=0.0, graph=0.0, title=0.0,
+                note=0.0, authority=0.0)
+    return replace(DEFAULTS, **{**zero, **parts})
+
+
+VARIANTS.update({
+    "r6-sections-only": lambda vault: _plain(vault, _only(keyword=1.0)),
+    "r6-notes-only": lambda vault: _plain(vault, _only(note=1.0)),
+    "r6-vector-only": lambda vault: _plain(vault, _only(vector=1.0)),
+    "r6-sections+vector": lambda vault: _plain(vault, _only(keyword=1.0, vector=0.3)),
+    "r6-notes+vector": lambda vault: _plain(vault, _only(note=1.0, vector=0.3)),
+})
+
+
+_SECTIONS: dict[int, dict[str, int]] = {}
+
+
+def _section_counts(conn: Any) -> dict[str, int]:
+    """Each note's number of sections (chunks), read once per connection."""
+    key = id(conn)
+    if key not in _SECTIONS:
+        _SECTIONS[key] = dict(conn.execute(
+            "SELECT n.path, count(*) FROM notes n JOIN chunks c ON c.note_id = n.id"
+            " GROUP BY n.id").fetchall())
+    return _SECTIONS[key]
+
+
+def _note_damped(vault: Any, damp: Callable[[int], float],
+                 weights: ranking.Weights = DEFAULTS) -> Run:
+    """The whole-note signal times damp(the note's number of sections)."""
+    counts = _section_counts(vault.conn)
+
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        if not notes:
+            return cands, notes, w, []
+        return cands, {p: s * damp(counts.get(p, 1)) for p, s in notes.items()}, w, []
+
+    return _rewritten(vault, rewrite, weights)
+
+
+VARIANTS.update({
+    "r6-damp-sqrt": lambda vault: _note_damped(vault, lambda n: n ** -0.5),
+    "r6-damp-3": lambda vault: _note_damped(vault, lambda n: min(1.0, 3 / n)),
+    "r6-damp-5": lambda vault: _note_damped(vault, lambda n: min(1.0, 5 / n)),
+    "r6-damp-log": lambda vault: _note_damped(vault, lambda n: 1 / (1 + math.log(n))),
+})
+
+
+def _notes_common(vault: Any, share: float) -> Run:
+    """The whole-note OR query leaves out the words held by more than `share` of the notes,
+    on indexes of any size (the sections' queries unchanged)."""
+    plain = search.common_words
+
+    def common(conn: Any, words: Sequence[str], among: str = "sections") -> frozenset[str]:
+        if among != "notes":
+            return plain(conn, words, among)
+        with swapped(search, "COMMON_SHARE", share), swapped(search, "COMMON_CHECKED_FROM", 0):
+            return plain(conn, words, among)
+
+    run = _plain(vault, DEFAULTS)
+
+    def wrapped(q: str) -> list[tuple[str, str]]:
+        with swapped(search, "common_words", common):
+            return run(q)
+
+    return wrapped
+
+
+VARIANTS.update({
+    "r6-notecommon0.1": lambda vault: _notes_common(vault, 0.1),
+    "r6-notecommon0.2": lambda vault: _notes_common(vault, 0.2),
+    "r6-notecommon0.3": lambda vault: _notes_common(vault, 0.3),
+})
+
+
+def _note_floor(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """A candidate note with a keyword match but beyond the whole-note query's best
+    NOTES_SCORED scores the lowest whole-note score seen (an upper bound) instead of 0."""
+    if not notes or len(notes) < search.NOTES_SCORED:
+        return cands, notes, w, []
+    low = min(notes.values())
+    more = {c.path: low for c in cands if c.keyword and c.path not in notes}
+    return cands, {**notes, **more}, w, []
+
+
+VARIANTS.update({
+    "r6-scored300": lambda vault: _plain(vault, DEFAULTS, swap={"NOTES_SCORED": 300}),
+    "r6-scored1000": lambda vault: _plain(vault, DEFAULTS, swap={"NOTES_SCORED": 1000}),
+    "r6-notefloor": lambda vault: _rewritten(vault, _note_floor),
+    "r6-notecands0": lambda vault: _plain(vault, DEFAULTS, swap={"NOTE_CANDIDATES": 0}),
+})
+
+
+def _vector_evidence(weight: float) -> Rewrite:
+    """Meaning evidence beyond a note's best section: its next sections among the vector
+    hits, scaled as the vector signal is (between the lowest and highest similarity of the
+    candidates), as ranking.other_sections does for keywords."""
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        sims = [c.vector for c in cands if c.vector is not None]
+        if len(sims) < 2:
+            return cands, notes, w, []
+        low, high = min(sims), max(sims)
+        per: dict[str, list[float]] = {}
+        for c in cands:
+            if c.vector is not None and high > low:
+                per.setdefault(c.path, []).append((c.vector - low) / (high - low))
+        return cands, notes, w, [("vevidence", weight, {
+            p: ranking.other_sections(s) for p, s in per.items() if len(s) > 1})]
+    return rewrite
+
+
+VARIANTS.update({
+    "r6-vevid0.1": lambda vault: _rewritten(vault, _vector_evidence(0.1)),
+    "r6-vevid0.2": lambda vault: _rewritten(vault, _vector_evidence(0.2)),
+})
+
+VARIANTS.update({
+    "r6-vevid0.05": lambda vault: _rewritten(vault, _vector_evidence(0.05)),
+})
+
+VARIANTS.update({
+    "r6-kw0.5-note1.0": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.5, note=1.0)),
+    "r6-kw0.3-note1.0": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.3, note=1.0)),
+    "r6-kw0-note1.0": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.0, note=1.0)),
+    "r6-kw0-note1.0-vec0.2": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.0, note=1.0,
+                                                                  vector=0.2)),
+    "r6-kw0-note1.0-vec0.4": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.0, note=1.0,
+                                                                  vector=0.4)),
+})
+
+
+def _prf(vault: Any, weight: float, rare: float = 0.02, top_notes: int = 3,
+         words: int = 5) -> Run:
+    """Pseudo-relevance feedback limited to rare words: the first stage's best `top_notes`
+    notes; their words held by at most `rare` of the notes, not in the query, found in at
+    least two of them, the best `words` by their count there times idf; the whole-note query
+    again with them (OR the query's words); each note's bm25 under it, relative to the best,
+    as a `prf` signal at `weight`; ranked again."""
+    from vaultmem.store import text as store_text
+
+    conn = vault.conn
+    total = int(conn.execute("SELECT count(*) FROM notes_fts").fetchone()[0])
+    df: dict[str, int] = {}
+    plain_rank = ranking.rank
+    word_re = re.compile(r"[^\W\d_]{4,}")
+
+    def note_words(path: str) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for (body,) in conn.execute(
+                "SELECT f.body FROM chunks c JOIN notes n ON n.id = c.note_id"
+                " JOIN chunks_fts f ON f.rowid = c.id WHERE n.path = ?", (path,)):
+            for w in word_re.findall(body.lower()):
+                counts[w] = counts.get(w, 0) + 1
+        return counts
+
+    def rank(cands: Sequence[ranking.Candidate], facts: Any, qwords: set[str],
+             w: ranking.Weights = DEFAULTS, **kwargs: Any) -> list[ranking.Ranked]:
+        limit = kwargs.pop("limit", 10)
+        first = plain_rank(cands, facts, qwords, w, limit=top_notes, **kwargs)
+        per = [note_words(r.path) for r in first]
+        seen: dict[str, int] = {}
+        for counts in per:
+            for word in counts:
+                seen[word] = seen.get(word, 0) + 1
+        pool = [x for x, n in seen.items() if n >= 2 and x not in qwords
+                and x not in search.STOPWORDS]
+        scored = []
+        for x in pool:
+            if x not in df:
+                df[x] = store_text.notes_holding(conn, x)
+            if 0 < df[x] <= rare * total:
+                idf = math.log(total / df[x])
+                scored.append((sum(c.get(x, 0) for c in per) * idf, x))
+        extra = [x for _, x in sorted(scored, reverse=True)[:words]]
+        if not extra:
+            return plain_rank(cands, facts, qwords, w, limit=limit, **kwargs)
+        match = " OR ".join(f'"{x}"' for x in [*sorted(qwords), *extra])
+        found = store_text.keyword_notes(conn, match, search.NOTES_SCORED)
+        top = found[0][1] if found and found[0][1] > 0 else 0.0
+        values = {p: s / top for p, s in found} if top else {}
+        kwargs["signals"] = (*kwargs.get("signals", ()), ("prf", weight, values))
+        return plain_rank(cands, facts, qwords, w, limit=limit, **kwargs)
+
+    def run(q: str) -> list[tuple[str, str]]:
+        query = search.Query(q, 10, "hybrid", weights=DEFAULTS)
+        with swapped(ranking, "rank", rank):
+            result = search.run(vault.conn, query, vault.embedder, None,
+                                vault.index.current_matrix())
+        return [(h.path, h.header) for h in result.hits]
+
+    return run
+
+
+VARIANTS.update({
+    "r6-prf0.3": lambda vault: _prf(vault, 0.3),
+    "r6-prf0.5": lambda vault: _prf(vault, 0.5),
+    "r6-prf0.3-r5": lambda vault: _prf(vault, 0.3, rare=0.05),
+    "r6-prf0.3-t5": lambda vault: _prf(vault, 0.3, top_notes=5, words=8),
+})
+
+
+def _note_headed(vault: Any) -> Run:
+    """The whole-note signal only for notes with at least one heading (a note without any is
+    one stream of text cut by length: its best section is the unit)."""
+    headed = {r[0] for r in vault.conn.execute(
+        "SELECT DISTINCT n.path FROM notes n JOIN headings h ON h.note_id = n.id")}
+
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        if not notes:
+            return cands, notes, w, []
+        return cands, {p: s for p, s in notes.items() if p in headed}, w, []
+
+    return _rewritten(vault, rewrite)
+
+
+VARIANTS.update({"r6-note-headed": _note_headed})
+
+VARIANTS.update({
+    # the keyword evidence's total weight back to 1 (round 2 added the whole note's 0.6 to the
+    # best section's 1.0 without measuring the meaning weight again): the same 1 : 0.6 split
+    "r6-lexical1": lambda vault: _plain(vault, replace(DEFAULTS, keyword=0.625, note=0.375)),
+    "r6-vec0.48": lambda vault: _plain(vault, replace(DEFAULTS, vector=0.48)),
+})
+
+
+def _short_whole(vault: Any, most: int = 3) -> Run:
+    """A note of at most `most` sections is read as one passage: its keyword share is its
+    whole-note share (relative to the best note) in place of its best section's."""
+    counts = _section_counts(vault.conn)
+
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        if not notes:
+            return cands, notes, w, []
+        best = _note_best_keyword(cands)
+        top = max(best.values(), default=0.0)
+        if top <= 0:
+            return cands, notes, w, []
+        out = []
+        for c in cands:
+            if c.keyword and counts.get(c.path, 1) <= most and best.get(c.path):
+                # scale every section of the note so that its best one scores the whole
+                # note's share (relative to the best section of the search)
+                factor = notes.get(c.path, 0.0) * top / best[c.path]
+                c = replace(c, keyword=c.keyword * factor or None)
+            out.append(c)
+        return out, notes, w, []
+
+    return _rewritten(vault, rewrite)
+
+
+VARIANTS.update({
+    "r6-short-whole3": lambda vault: _short_whole(vault, 3),
+    "r6-short-whole1": lambda vault: _short_whole(vault, 1),
+})
+
+
+def _agreement(alpha: float, k: int = 10) -> Rewrite:
+    """The meaning weight grows with how much the keyword and the meaning halves agree: the
+    share of the best `k` notes by meaning that are among the best `k` by keywords, times
+    `alpha` (0.3 -> up to 0.3 x (1 + alpha))."""
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        kw = _note_best_keyword(cands)
+        vec: dict[str, float] = {}
+        for c in cands:
+            if c.vector is not None:
+                vec[c.path] = max(vec.get(c.path, -1.0), c.vector)
+        top_kw = set(sorted(kw, key=lambda p: -kw[p])[:k])
+        top_vec = sorted(vec, key=lambda p: -vec[p])[:k]
+        if not top_vec:
+            return cands, notes, w, []
+        agree = sum(1 for p in top_vec if p in top_kw) / len(top_vec)
+        return cands, notes, replace(w, vector=w.vector * (1 + alpha * agree)), []
+    return rewrite
+
+
+VARIANTS.update({
+    "r6-agree1": lambda vault: _rewritten(vault, _agreement(1.0)),
+    "r6-agree2": lambda vault: _rewritten(vault, _agreement(2.0)),
+})
+
+
+def _short_max(vault: Any) -> Run:
+    """A note of one section keeps the better of its two keyword shares: its section's
+    (relative to the best section) and its whole note's (relative to the best note)."""
+    counts = _section_counts(vault.conn)
+
+    def rewrite(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+                w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+        if not notes:
+            return cands, notes, w, []
+        best = _note_best_keyword(cands)
+        top = max(best.values(), default=0.0)
+        if top <= 0:
+            return cands, notes, w, []
+        out = []
+        for c in cands:
+            if c.keyword and counts.get(c.path, 1) == 1 and best.get(c.path):
+                c = replace(c, keyword=max(c.keyword, notes.get(c.path, 0.0) * top))
+            out.append(c)
+        return out, notes, w, []
+
+    return _rewritten(vault, rewrite)
+
+
+VARIANTS.update({"r6-short-max1": _short_max})
+
+
+def _note_cap(cands: list[ranking.Candidate], notes: dict[str, float] | None,
+              w: ranking.Weights) -> tuple[Any, Any, Any, list[Signal]]:
+    """The whole note confirms its best section's keyword evidence but does not pass it: its
+    share capped at the section's (a note without a keyword section keeps its own)."""
+    if not notes:
+        return cands, notes, w, []
+    best = _note_best_keyword(cands)
+    top = max(best.values(), default=0.0)
+    if top <= 0:
+        return cands, notes, w, []
+    return cands, {p: min(s, best[p] / top) if p in best else s
+                   for p, s in notes.items()}, w, []
+
+
+VARIANTS.update({"r6-notecap": lambda vault: _rewritten(vault, _note_cap)})

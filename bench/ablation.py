@@ -58,6 +58,9 @@ def main() -> None:
     parser.add_argument("--limit-queries", type=int)
     parser.add_argument("--only", help="run only the variants whose label contains this"
                         " (alternatives separated by |)")
+    parser.add_argument("--per-query", type=Path, metavar="DIR",
+                        help="also write every question's ranked notes and scores, one JSON"
+                        " line each, to DIR/<dataset>-<variant>.jsonl (for per-question diffs)")
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -104,7 +107,7 @@ def main() -> None:
         for label, run in runs:
             if args.only and not any(part in label for part in args.only.split("|")):
                 continue
-            scores, ms = [], []
+            scores, ms, lines = [], [], []
             with threadpool_limits(limits=1):
                 for q in queries:
                     t = time.perf_counter()
@@ -112,6 +115,15 @@ def main() -> None:
                     ms.append((time.perf_counter() - t) * 1000)
                     scores.append(rt.locomo_scores(ranked, q) if recall
                                   else rt.scifact_scores(ranked, q, ranked))
+                    lines.append({"id": q.qid, "query": q.text, "top": ranked, **scores[-1]})
+            if args.per_query:
+                import json
+                import re
+
+                args.per_query.mkdir(parents=True, exist_ok=True)
+                slug = re.sub(r"[^\w.+-]+", "_", label)
+                with (args.per_query / f"{name}-{slug}.jsonl").open("w") as fh:
+                    fh.writelines(json.dumps(line) + "\n" for line in lines)
             agg = rt.aggregate(scores)
             p50 = sorted(ms)[len(ms) // 2]
             rows.append({"variant": label, **agg, "p50_ms": p50})

@@ -44,6 +44,7 @@ class NoteFacts:
     modified: dt.datetime | None = None
     names: tuple[str, ...] = ()  # title, aliases and the other names it goes by
     linked_from: int = 0  # how many other notes link to it (store.linking_note_counts)
+    one_section: bool = False  # its whole text is one section (see Weights.one_section)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,15 @@ class Weights:
     # log-scaled, full at AUTHORITY_SCALE linking notes (see authority()). Round 4: MDN
     # success@1 +0.067, MRR +0.040; vaults without links are unchanged by construction.
     authority: float = 0.3
+    # A note of one section is scored twice by keywords over the same text: as a section
+    # among the sections and as a whole note among the notes (other columns and corpus
+    # statistics: its names and properties; its path and tags). Its best section *is* its
+    # whole note, so its keyword share is the better of the two (its section's relative to
+    # the best section, its whole note's relative to the best note); a note of more sections
+    # keeps its best section's (its whole text is the `note` signal's evidence, not a
+    # section's). Round 6 (docs/BENCHMARKS.md): SciFact nDCG@10 +0.004, sample-vault and
+    # kepano +0.005 to +0.028 MRR, LoCoMo R@5 +0.001; MDN and LongMemEval unchanged.
+    one_section: bool = True
     # How the keyword, meaning and whole-note evidence meet: "blend" adds each one's score
     # scaled to the best candidate's; "rrf" adds each one's reciprocal rank among the
     # candidates (weight x (k + 1) / (k + rank), so rank 1 is worth the full weight, as the
@@ -203,6 +213,8 @@ def prepare(
             memo.name(facts[c.path].names)
 
 
+_NO_FACTS = NoteFacts()
+
 AUTHORITY_SCALE = 1000  # linking notes at which link authority is full
 
 
@@ -280,12 +292,15 @@ def rank(
     def reciprocal(place: int) -> float:
         return (weights.rrf_k + 1) / (weights.rrf_k + place)
 
+    whole = note_scores if weights.one_section and note_scores and not rrf else None
     base: dict[str, list[tuple[str, float]]] = {}
     shown: dict[str, Candidate] = {}  # each note's best chunk
     for path, chunks in by_note.items():
         parts: list[tuple[str, float]] = []
         if top_keyword > 0 and keyword[path] > 0:
             share = reciprocal(keyword_rank[path]) if rrf else keyword[path] / top_keyword
+            if whole is not None and facts.get(path, _NO_FACTS).one_section:
+                share = max(share, whole.get(path, 0.0))  # see Weights.one_section
             parts.append(("keyword", weights.keyword * share))
         sim = vector[path]
         if sim is not None and vector_weight:

@@ -502,6 +502,8 @@ def run(
     facts, allowed = _facts(conn, paths, q.filters, now, early)
     if weights.authority:
         facts = _linked_from(conn, facts)
+    if note_scores and weights.one_section:
+        facts = _with_sections(conn, facts)
     if only is not None:
         allowed &= only
 
@@ -930,6 +932,7 @@ def _note_facts(
 # the index changes (search as you type meets the same notes again and again).
 _LINKED: dict[tuple[str, int], dict[str, int]] = {}
 _LINKED_KEPT = 50_000  # notes per index: a long-running process forgets past this many
+_SECTIONS: dict[tuple[str, int], dict[str, int]] = {}  # sections per note, as _LINKED
 
 
 def _linked_from(
@@ -942,19 +945,46 @@ def _linked_from(
 
 def _link_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
     """How many other notes link to each of `paths` (cached per index generation)."""
+    return _kept_counts(conn, _LINKED, paths, store.linking_note_counts)
+
+
+def _with_sections(
+    conn: store.Connection, facts: dict[str, ranking.NoteFacts]
+) -> dict[str, ranking.NoteFacts]:
+    """The notes' facts, those of one section marked (ranking.Weights.one_section); only
+    those are copied (most notes have more: a copy of each fact costs more than the rest)."""
+    for path, n in _section_counts(conn, list(facts)).items():
+        if n == 1:  # in place: `facts` is this search's own dict
+            facts[path] = replace(facts[path], one_section=True)
+    return facts
+
+
+def _section_counts(conn: store.Connection, paths: list[str]) -> dict[str, int]:
+    """How many sections each of `paths` has (cached per index generation)."""
+    return _kept_counts(conn, _SECTIONS, paths, store.text.section_counts)
+
+
+def _kept_counts(
+    conn: store.Connection,
+    kept: dict[tuple[str, int], dict[str, int]],
+    paths: list[str],
+    read: Callable[[store.Connection, Sequence[str]], dict[str, int]],
+) -> dict[str, int]:
+    """A count per note from `read` (0 for a note it leaves out), kept in `kept` per index
+    generation: a search reads only the notes no search of this generation has met."""
     key = (store.get_meta(conn, "created_at") or "", store.generation(conn))
-    known = _LINKED.get(key)
+    known = kept.get(key)
     if known is None:
-        if len(_LINKED) > 8:  # indexes come and go in tests and front-ends: keep a few
-            _LINKED.clear()
-        known = _LINKED[key] = {}
+        if len(kept) > 8:  # indexes come and go in tests and front-ends: keep a few
+            kept.clear()
+        known = kept[key] = {}
     if len(known) > _LINKED_KEPT:
         known.clear()
     # read once into a dict of this call's own: another thread's search may clear `known`
     found = {p: n for p in paths if (n := known.get(p)) is not None}
     new = [p for p in paths if p not in found]
     if new:
-        counts = store.linking_note_counts(conn, new)
+        counts = read(conn, new)
         fresh = {p: counts.get(p, 0) for p in new}
         known.update(fresh)
         found.update(fresh)

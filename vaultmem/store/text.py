@@ -247,6 +247,18 @@ def keyword_notes(
     return [(paths[i], -rank) for i, rank in rows if i in paths]
 
 
+def section_counts(conn: Connection, paths: Sequence[str]) -> dict[str, int]:
+    """How many sections each of `paths` has (a path the index does not hold is left out)."""
+    return dict(
+        rows_in(
+            conn,
+            "SELECT n.path, count(*) FROM notes n JOIN chunks c ON c.note_id = n.id"
+            " WHERE n.path IN ({marks}) GROUP BY n.id",
+            paths,
+        )
+    )
+
+
 def section_count(conn: Connection) -> int:
     """How many sections the index holds."""
     return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
