@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tests import test_embed_choice as choice_tests
 from tests.conftest import MakeVault
 from tests.test_embed_choice import StandInMiniLM, add, notes
 from vaultmem import embed_choice, embed_upgrade, encoder, indexer, store
@@ -27,7 +28,6 @@ from vaultmem.cli import cli
 from vaultmem.config import load_config
 from vaultmem.embed import MiniLMEmbedder, WordLlamaEmbedder
 from vaultmem.embed_upgrade import Background
-from vaultmem.encoder import ModelSource
 from vaultmem.errors import ConfigError, IndexBusy, UsageError
 from vaultmem.vault import Vault
 
@@ -37,16 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEADLINE = 60.0
 
 
-@pytest.fixture
-def minilm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> StandInMiniLM:
-    """auto with nobody's choice in the environment, a stand-in MiniLM installed, limit 6."""
-    monkeypatch.delenv("VAULTMEM_EMBEDDER", raising=False)
-    model = StandInMiniLM()
-    source = ModelSource("stand-in", folder=tmp_path)
-    monkeypatch.setattr(encoder, "find_minilm", lambda: source)
-    monkeypatch.setattr(encoder, "minilm", lambda: model)
-    monkeypatch.setattr(embed_choice, "AUTO_LIMIT", 6)
-    return model
+# auto with nobody's choice in the environment, a stand-in MiniLM installed, limit 6
+minilm = choice_tests.minilm
 
 
 def big(make_vault: MakeVault, count: int = 9) -> Vault:
