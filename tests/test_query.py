@@ -169,6 +169,47 @@ def test_search_with_operators(vault: Vault) -> None:
     assert paths(vault, "pump tag:draft", mode="keyword") == {"energy/draft.md"}
 
 
+@pytest.mark.parametrize(
+    ("text", "loose", "phrases"),
+    [
+        ('what about "heat pump" costs', "what about  heat pump  costs", ("heat pump",)),
+        ('"a b" x "c"', " a b  x  c ", ("a b", "c")),
+        ('"heat pump"', " heat pump ", ("heat pump",)),
+    ],
+)
+def test_loosened_turns_phrases_into_words(text: str, loose: str, phrases: tuple[str]) -> None:
+    assert query.loosened(text) == (loose, phrases)
+    assert parse(loose).filter is None  # nothing left that filters
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["heat pump", '"heat pump" -draft', '"heat pump" tag:x', '("a b" OR c)', '"a b" OR c',
+     '-"a b" c', "tag:", '"never closed'],
+)  # fmt: skip
+def test_loosened_leaves_every_other_query(text: str) -> None:
+    assert query.loosened(text) is None
+
+
+def test_a_phrase_no_note_holds_is_answered_by_its_words_with_a_notice(vault: Vault) -> None:
+    for mode in ("hybrid", "keyword", "semantic"):
+        result = vault.search('when is the "cheap night tariff"', mode=mode)  # type: ignore[arg-type]
+        assert "energy/heat pump.md" in {h.path for h in result.hits}, mode
+        said = 'no note holds the exact phrase "cheap night tariff"'
+        assert any(n.startswith(said) for n in result.notices), (mode, result.notices)
+        assert result.query == 'when is the "cheap night tariff"'
+    # a phrase some note holds keeps Obsidian's meaning: only those notes, no notice
+    held = vault.search('"heat pump"')
+    assert {h.path for h in held.hits} == {"energy/heat pump.md", "energy/draft.md"}
+    assert not any("exact phrase" in n for n in held.notices)
+    # with an operator beside it, nothing matched means nothing matched
+    assert vault.search('"cheap night tariff" tag:stew').hits == ()
+    assert vault.search('"cheap night tariff" -draft').hits == ()
+    # words no note has: still nothing by keywords, and no notice about the phrase
+    none = vault.search('"zyxw qvut"', mode="keyword")
+    assert none.hits == () and not any("exact phrase" in n for n in none.notices)
+
+
 def test_bad_queries_through_search(vault: Vault) -> None:
     with pytest.raises(QueryError):
         vault.search("heat tag:")

@@ -117,6 +117,28 @@ def parse(query: str) -> Parsed:
     return Parsed(" ".join(words), kept, tuple(dict.fromkeys(notices)), typed)
 
 
+def loosened(query: str) -> tuple[str, tuple[str, ...]] | None:
+    """The query with its exact phrases as plain words, and those phrases, for a query of only
+    words and phrases (`what did she say about "nothing is impossible"`); None for any other
+    (no phrase, an operator, a negation, a group, or a malformed query). A search whose
+    phrases no note holds answers with this instead, and says so (Vault.search)."""
+    try:
+        tree = _Parser(query).expression(top=True)
+    except QueryError:
+        return None
+    nodes = tree.nodes if isinstance(tree, AllOf) else (tree,)
+    if not all(isinstance(n, Term) and n.op in ("word", "phrase") for n in nodes):
+        return None
+    phrases = [n for n in nodes if isinstance(n, Term) and n.op == "phrase"]
+    if not phrases:
+        return None
+    loose = query
+    for term in reversed(phrases):  # from the end: each phrase's place stays where it was
+        end = term.at + len(term.value) + 2  # the quotes around it
+        loose = f"{loose[: term.at]} {term.value} {loose[end:]}"
+    return loose, tuple(t.value for t in phrases)
+
+
 def _typed_words(node: Node) -> list[str]:
     """The top level's words, plain ones as typed: what dates are read from (and what is
     left of them, the words to rank by)."""

@@ -42,6 +42,7 @@ from vaultmem.notes import (
     TaskInfo,
 )
 from vaultmem.persona import PersonaContext, PersonaInfo, find_persona, list_personas, load_persona
+from vaultmem.query import loosened
 from vaultmem.related import Related
 from vaultmem.related import related as related_notes
 from vaultmem.search import (
@@ -433,6 +434,19 @@ class Vault:
             )
         if notice:
             result = dataclasses.replace(result, notices=(*result.notices, notice))
+        if not result.hits and (loose := loosened(query)) is not None:
+            # a question quoting a title no note holds word for word: its words answer
+            text, phrases = loose
+            again = self.search(
+                text, limit, mode, tag, path, since, hyde, now, mtime, personas, rerank,
+                include_expired, count_expired,
+            )  # fmt: skip
+            if again.hits:
+                quoted = ", ".join(f'"{p}"' for p in phrases)
+                said = f"no note holds the exact phrase {quoted}: searched for its words instead"
+                result = dataclasses.replace(
+                    again, query=query, notices=(*result.notices, said, *again.notices)
+                )
         return result
 
     # ---- reading notes
