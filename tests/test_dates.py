@@ -28,6 +28,13 @@ TODAY = dt.date(2026, 11, 30)  # a Monday
         ("what happened last week", "2026-11-23", "2026-11-29", "what happened"),
         ("this month", "2026-11-01", "2026-11-30", ""),
         ("last month budget", "2026-10-01", "2026-10-31", "budget"),
+        # a month and a year, no day: the whole month
+        ("what did she paint in May 2023?", "2023-05-01", "2023-05-31", "what did she paint ?"),
+        ("trip in January, 2022", "2022-01-01", "2022-01-31", "trip"),
+        ("leap Feb 2024", "2024-02-01", "2024-02-29", "leap"),
+        ("sept. 2021 notes", "2021-09-01", "2021-09-30", "notes"),
+        ("december 4, 2023 in May 2022", "2023-12-04", "2023-12-04", "in May 2022"),  # a day first
+        ("on 25 December 2024", "2024-12-25", "2024-12-25", ""),
     ],
 )
 def test_route(query: str, start: str, end: str, rest: str) -> None:
@@ -37,7 +44,9 @@ def test_route(query: str, start: str, end: str, rest: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["heat pump tariff", "2026-13-45 bad date", "Feb 30", "sun and sat", "may I"]
+    "query",
+    ["heat pump tariff", "2026-13-45 bad date", "Feb 30", "sun and sat", "may I", "may I ask 2023",
+     "May 0000", "mayday 2023"],
 )
 def test_no_route(query: str) -> None:
     assert route(query, TODAY) is None

@@ -51,6 +51,7 @@ _MONTH_DAY_RE = re.compile(
     rf"\s+(?:of\s+)?({_MONTH})\.?)(?:,?\s+(\d{{4}}))?\b",
     re.IGNORECASE,
 )
+_MONTH_YEAR_RE = re.compile(rf"\b(?:in\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _RELATIVE_RE = re.compile(
     rf"\b(?:(today|yesterday)|(\d+)\s+days?\s+ago|(last|this)\s+(week|month)"
     rf"|(?:(last|on|this)\s+)?({_WEEKDAY})\b)",
@@ -92,6 +93,13 @@ def route(query: str, today: dt.date) -> DateRoute | None:
         if not m[5] and (named is None or named > today):
             named = _date(year - 1, month, day_of_month)
         return None if named is None else _found(query, m, named, named)
+    if m := _MONTH_YEAR_RE.search(query):
+        month, year = _MONTHS[m[1].lower().rstrip(".")], int(m[2])
+        first = _date(year, month, 1)
+        if first is not None:
+            last = _date(year, month, calendar.monthrange(year, month)[1])
+            assert last is not None
+            return _found(query, m, first, last)
     if m := _RELATIVE_RE.search(query):
         if m[1]:
             day = today if m[1].lower() == "today" else today - dt.timedelta(days=1)
