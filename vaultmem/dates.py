@@ -97,9 +97,8 @@ def route(query: str, today: dt.date) -> DateRoute | None:
         month, year = _MONTHS[m[1].lower().rstrip(".")], int(m[2])
         first = _date(year, month, 1)
         if first is not None:
-            last = _date(year, month, calendar.monthrange(year, month)[1])
-            assert last is not None
-            return _found(query, m, first, last)
+            end = first.replace(day=calendar.monthrange(year, month)[1])
+            return _found(query, m, first, end)
     if m := _RELATIVE_RE.search(query):
         if m[1]:
             day = today if m[1].lower() == "today" else today - dt.timedelta(days=1)
