@@ -205,6 +205,8 @@ def test_a_phrase_no_note_holds_is_answered_by_its_words_with_a_notice(vault: Va
     # with an operator beside it, nothing matched means nothing matched
     assert vault.search('"cheap night tariff" tag:stew').hits == ()
     assert vault.search('"cheap night tariff" -draft').hits == ()
+    assert vault.search('"cheap night tariff"', tag="stew").hits == ()  # flags, as operators
+    assert vault.search('"cheap night tariff"', path="kitchen").hits == ()
     # words no note has: still nothing by keywords, and no notice about the phrase
     none = vault.search('"zyxw qvut"', mode="keyword")
     assert none.hits == () and not any("exact phrase" in n for n in none.notices)

@@ -434,8 +434,10 @@ class Vault:
             )
         if notice:
             result = dataclasses.replace(result, notices=(*result.notices, notice))
-        if not result.hits and (loose := loosened(query)) is not None:
-            # a question quoting a title no note holds word for word: its words answer
+        narrowed = tag is not None or path is not None or since is not None
+        if not result.hits and not narrowed and (loose := loosened(query)) is not None:
+            # a question quoting a title no note holds word for word: its words answer (not
+            # with --tag/--path/--since, which, like an operator, keep the phrase exact)
             text, phrases = loose
             again = self.search(
                 text, limit, mode, tag, path, since, hyde, now, mtime, personas, rerank,
