@@ -184,9 +184,18 @@ class Captures:
             return CaptureResult(
                 "dry-run", None, kept, flags, gated, extractor, transcript.sha256, text
             )
-        path = self._free_path(clock.date(), label)
-        self._vault.apply(edit.plan_new_note(path, text))
-        self._record(transcript.sha256, path, label, clock)
+        # the look for an earlier capture above ran before the extraction; another process
+        # may have captured the same transcript since, so look again under the capture lock,
+        # which every writer of a capture note holds
+        with self._lock():
+            earlier = self.captured(transcript.sha256)
+            if earlier is not None:
+                return CaptureResult(
+                    "already-captured", earlier, (), {}, None, extractor, transcript.sha256
+                )
+            path = self._free_path(clock.date(), label)
+            self._vault.apply(edit.plan_new_note(path, text))
+            self._record(transcript.sha256, path, label, clock)
         accepted: tuple[Decision, ...] = ()
         if auto_accept and settings.auto_accept is not None:
             chosen = [c.id for c in kept if c.confidence >= settings.auto_accept]

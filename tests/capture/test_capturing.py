@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeVault, failing
-from tests.edit.conftest import child, without_override
+from tests.edit.conftest import child, wait_for, without_override
 from vaultmem.capture.errors import BadTranscript, CaptureChanged, CaptureNotFound
 from vaultmem.errors import UsageError
 from vaultmem.vault import Vault
@@ -519,9 +519,7 @@ def test_undo_outlasts_the_process_and_goes_back_one_decision_at_a_time(vault: V
         later.captures.undo()
 
 
-def test_undo_keeps_the_last_decisions_only(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_undo_keeps_the_last_decisions_only(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     import vaultmem.capture.journal
 
     monkeypatch.setattr(vaultmem.capture.journal, "KEPT", 2)
@@ -586,3 +584,46 @@ def test_a_50_mb_transcript_is_refused_at_the_default_limit_without_being_read_w
         tracemalloc.stop()
     assert peak < 30 * 1024 * 1024  # the limit and a little, never the 50 MB
     assert files(vault.root) == before
+
+
+# A child that reads the transcript, says so, waits for the go, then captures it.
+CAPTURE_RACE = """
+import io, sys, time
+from pathlib import Path
+from vaultmem.vault import Vault
+root, go, ready = (Path(a) for a in sys.argv[1:4])
+label, text = sys.argv[4:]
+vault = Vault(root)
+t = vault.captures.read_transcript(io.BytesIO(text.encode()), "chat")
+ready.write_text("ready")
+give_up = time.monotonic() + 600
+while not go.exists():
+    if time.monotonic() > give_up:
+        sys.exit(99)
+    time.sleep(0.001)
+print(vault.captures.capture(t, source=label).status)
+"""
+
+
+def test_one_transcript_captured_by_several_processes_at_once_is_written_once(
+    vault: Vault, tmp_path: Path
+) -> None:
+    # the look for an earlier capture and the write were apart: each process found none,
+    # and each wrote its own capture note of the same transcript (accepting them all would
+    # write every fact as often)
+    for round_ in range(3):
+        chat = CHAT.replace("Lisbon", f"Lisbon {round_}")
+        go = tmp_path / f"go-{round_}"
+        ready = [tmp_path / f"ready-{round_}-{n}" for n in range(3)]
+        procs = [
+            child(CAPTURE_RACE, str(vault.root), str(go), str(r), f"call {n}", chat)
+            for n, r in enumerate(ready)
+        ]
+        wait_for(lambda r=ready: all(f.exists() for f in r), "every child to have read")  # type: ignore[misc]
+        go.touch()
+        outs = [p.communicate(timeout=300) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0], outs
+        said = sorted(out.strip() for out, _ in outs)
+        assert said == ["already-captured", "already-captured", "written"], outs
+        notes = [n for n in vault.captures.notes() if f"Lisbon {round_}" in str(n.items)]
+        assert len(notes) == 1, [n.path for n in notes]
