@@ -9,11 +9,14 @@ import logging
 import os
 import shutil
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import (
+    REAL_LINK,
     REAL_RENAME,
     REAL_UNLINK,
     SAMPLE_VAULT,
@@ -938,3 +941,40 @@ def test_restore_without_hard_links_never_replaces_a_dangling_symlink(
     monkeypatch.undo()
     assert (vault / "people" / "Maya.md").is_symlink()
     assert (vault / entry.path).read_bytes() == b"# Maya\r\n"
+
+
+def _then_unlinked(gone: Path) -> Callable[..., None]:
+    """`os.link` after which another program removes `gone` (a purge or a delete that
+    lands between the link and the unlink of the old name)."""
+
+    def link(src: Any, dst: Any, **kwargs: Any) -> None:
+        REAL_LINK(src, dst, **kwargs)
+        gone.unlink()
+
+    return link
+
+
+def test_an_entry_purged_while_it_is_restored_stays_restored(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the restore linked the file back, a purge removed the trash's name, and the restore,
+    # finding its old name gone, removed the new one: the file had no name left
+    entry = trash(vault, "people/Maya.md")
+    monkeypatch.setattr(os, "link", _then_unlinked(vault / entry.path))
+    assert edit.restore(vault, entry.path) == "people/Maya.md"
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya\r\n"
+    assert not (vault / entry.path).exists()
+
+
+def test_a_note_deleted_while_it_is_trashed_stays_in_the_trash(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the move linked the note into the trash, another program deleted the note, and the
+    # move, finding the old name gone, took the trash's name back: the file had no name left
+    note = vault / "people" / "Maya.md"
+    monkeypatch.setattr(os, "link", _then_unlinked(note))
+    entry = trash(vault, "people/Maya.md")
+    monkeypatch.undo()
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"
+    assert not note.exists()

@@ -70,6 +70,8 @@ def move_to_trash(
                 try:
                     if not renamed:  # linked: the old name goes now
                         os.unlink(name, dir_fd=folder_fd)
+                except FileNotFoundError:
+                    pass  # removed meanwhile by another program: the trash holds its last name
                 except OSError as exc:
                     failed = _take_back(root_fd, trashed)  # the other link; the file stays
                     if failed is None:
@@ -437,6 +439,8 @@ def _move_exclusive(src_fd: int, name: str, dest_fd: int, dest_name: str, dest: 
         return
     try:
         os.unlink(name, dir_fd=src_fd)
+    except FileNotFoundError:
+        pass  # purged meanwhile: the restored name is the file's last one, so it stays
     except OSError as exc:
         os.unlink(dest_name, dir_fd=dest_fd)
         raise CannotEdit(f"cannot restore {dest}: {exc.strerror}; nothing was restored") from None
