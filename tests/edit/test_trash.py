@@ -978,3 +978,21 @@ def test_a_note_deleted_while_it_is_trashed_stays_in_the_trash(
     monkeypatch.undo()
     assert (vault / entry.path).read_bytes() == b"# Maya\r\n"
     assert not note.exists()
+
+
+def test_a_move_cut_short_between_its_link_and_unlink_is_finished_by_the_next(
+    vault: Path,
+) -> None:
+    # a crash after the link into the trash left the note with a second name there; the next
+    # `trash` of it linked it again as `Maya 1.md`: two entries of one file, and the first
+    # one unknown to the log
+    note = vault / "people" / "Maya.md"
+    (vault / ".trash" / "people").mkdir(parents=True)
+    os.link(note, vault / ".trash" / "people" / "Maya.md")  # what the crash left
+    entry = trash(vault, "people/Maya.md")
+    assert entry.path == ".trash/people/Maya.md"
+    assert not note.exists()
+    assert [(e.path, e.original, e.known) for e in edit.list_trash(vault)] == [
+        (".trash/people/Maya.md", "people/Maya.md", True)
+    ]
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"

@@ -216,7 +216,10 @@ def _link_into_trash(
                     follow_symlinks=False,
                 )  # fmt: skip
             except FileExistsError:
-                continue
+                if not _same_inode(trash_fd, candidate, st):
+                    continue
+                # this file's own name, left by a move cut short (a crash between the link
+                # and the unlink): the move goes on from there instead of adding a second one
             except OSError as exc:
                 if exc.errno not in disk.NO_HARD_LINKS:
                     raise _move_error(path, exc) from None
@@ -234,6 +237,14 @@ def _link_into_trash(
         raise AssertionError("unreachable: _free_names never ends")  # pragma: no cover
     finally:
         os.close(trash_fd)
+
+
+def _same_inode(folder_fd: int, name: str, st: os.stat_result) -> bool:
+    try:
+        there = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _free_names(name: str) -> Iterator[str]:
