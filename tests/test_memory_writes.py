@@ -471,3 +471,30 @@ def test_memory_writes_of_several_processes_at_once_all_land(
             bodies = sorted(p.read_text().rsplit("by writer ", 1)[1].strip() for p in notes)
             assert bodies == ["0", "1", "2"], [p.name for p in notes]
     assert vault.memory.facts("Maya").facts  # the index answers after the race
+
+
+def test_text_that_is_not_unicode_is_refused_as_the_callers_not_the_notes(
+    vault: Vault,
+) -> None:
+    # a byte that is not UTF-8 on a command line arrives as U+DCxx, and JSON can say
+    # "\ud800": a loop or an episode title crashed with UnicodeEncodeError, and a fact value
+    # was refused as if the note could not hold it ("Re-save the note as UTF-8")
+    before = files_of(vault)
+    for half in ("\udcff", "\ud800"):
+        with pytest.raises(Refused, match=r"^the fact value holds U\+D[CF8]\w\w, which is not"):
+            vault.memory.set_fact("Maya", "home_city", f"bad {half} byte", today=TODAY)
+        with pytest.raises(Refused, match=r"^the loop text holds U\+D"):
+            vault.memory.add_loop(f"call {half} back", "Maya")
+        with pytest.raises(Refused, match=r"^the entity name holds U\+D"):
+            vault.memory.set_fact(f"New{half}", "role", "x", create=True, today=TODAY)
+    assert files_of(vault) == before
+    written = vault.memory.add_episode("standup \udcff", "success", now=NOW)
+    assert written.plan.path == f"episodes/{NOW.date().isoformat()} standup.md"
+
+
+def files_of(vault: Vault) -> dict[str, bytes]:
+    return {
+        p.relative_to(vault.root).as_posix(): p.read_bytes()
+        for p in sorted(vault.root.rglob("*"))
+        if p.is_file() and ".vaultmem" not in p.parts
+    }

@@ -25,6 +25,7 @@ from vaultmem.memory.lines import (
     parse_lines,
     width,
 )
+from vaultmem.memory.values import refuse_unpaired
 from vaultmem.model import Task
 from vaultmem.parser import split_link_ref
 from vaultmem.resolver import fold
@@ -369,6 +370,7 @@ def plan_add(
     bad = next((c for c in words if unicodedata.category(c) == "Cc" and c != "\t"), None)
     if bad is not None:
         raise Refused(f"the loop text holds a control character (U+{ord(bad):04X})")
+    refuse_unpaired(words, "the loop text")
     if len(words) > MAX_TEXT_CHARS:
         raise Refused(
             f"the loop text is {len(words):,} characters; a task line holds at most"

@@ -59,6 +59,18 @@ def _link_target(inner: str) -> str:
 # --------------------------------------------------------------------------- checking input
 
 
+def refuse_unpaired(text: str, what: str) -> None:
+    """Refused when `text` holds half of a UTF-16 pair (U+D800-U+DFFF): no encoding holds one.
+    It comes from bytes that were not UTF-8 (a command line decodes them so) or from JSON's
+    `\\ud800` escapes; refused here, it never reaches a note or reads as the note's fault."""
+    bad = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:
+        raise Refused(
+            f"{what} holds U+{ord(bad):04X}, which is not a character (bytes that are not"
+            " UTF-8, or half of a UTF-16 pair): give the text in UTF-8"
+        )
+
+
 def check_key(key: str) -> str:
     """The key, trimmed, or Refused with what a key may be."""
     cleaned = key.strip()
@@ -89,6 +101,7 @@ def check_value(value: str, what: str = "value", limit: int = MAX_VALUE_CHARS) -
     bad = next((c for c in text if unicodedata.category(c) == "Cc" and c != "\t"), None)
     if bad is not None:
         raise Refused(f"the fact {what} holds a control character (U+{ord(bad):04X})")
+    refuse_unpaired(text, f"the fact {what}")
     if len(text) > limit:
         raise Refused(
             f"the fact {what} is {len(text):,} characters; a fact holds at most {limit:,}."
