@@ -395,5 +395,10 @@ def plan_add(
     edit, at = append_to_section(lines, note, LOOP_HEADINGS, [line], NEW_SECTION)
     made = [x for x in loops_in(path, apply(lines, [edit])) if x.line == at + 1]
     if not made:
-        raise Refused(f"the loop text {words[:60]!r} would not read back as a task")
+        raise Refused(
+            f"the loop {words[:60]!r} would not read back as a task at line {at + 1}: its"
+            " text, or a code block, comment or math block above it that is never closed,"
+            " keeps it from being one. Close the block in the note, or write the loop another"
+            " way, then try again"
+        )
     return edit, made[0]

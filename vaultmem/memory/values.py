@@ -91,13 +91,14 @@ def check_key(key: str) -> str:
 def check_value(value: str, what: str = "value", limit: int = MAX_VALUE_CHARS) -> str:
     """The value trimmed, or Refused naming what cannot go into one fact line and why."""
     text = value.strip(" \t")
-    if not text:
+    if not text.strip():  # a no-break space alone reads back as no value at all
         raise Refused(f"empty fact {what}: a fact needs a value (to drop a fact, edit the note)")
     if any(c in text for c in _BREAKS):
         raise Refused(
             f"the fact {what} has a line break: a fact is one line. Join the lines, or put long"
             " text in a note and store a link to it ([[Note]])"
         )
+    text = text.strip()  # what the note's reader keeps of it
     bad = next((c for c in text if unicodedata.category(c) == "Cc" and c != "\t"), None)
     if bad is not None:
         raise Refused(f"the fact {what} holds a control character (U+{ord(bad):04X})")
