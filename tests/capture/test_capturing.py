@@ -15,6 +15,7 @@ from tests.conftest import MakeVault, failing
 from tests.edit.conftest import child, wait_for, without_override
 from vaultmem.capture.errors import BadTranscript, CaptureChanged, CaptureNotFound
 from vaultmem.errors import UsageError
+from vaultmem.memory.errors import Refused
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 12, 1, 9, 30, tzinfo=dt.UTC)
@@ -627,3 +628,26 @@ def test_one_transcript_captured_by_several_processes_at_once_is_written_once(
         assert said == ["already-captured", "already-captured", "written"], outs
         notes = [n for n in vault.captures.notes() if f"Lisbon {round_}" in str(n.items)]
         assert len(notes) == 1, [n.path for n in notes]
+
+
+def test_an_edit_the_memory_layer_would_refuse_never_reaches_the_capture_note(
+    vault: Vault,
+) -> None:
+    # `review edit --key "home::"` wrote `home:::: Lisbon`, read back as key `home` and value
+    # `:: Lisbon`; a value with `::` or a byte that is not UTF-8 went in too (the latter
+    # blamed on the capture note's encoding), each refused only at accept
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role, loop = item_of(vault, "fact", "role"), item_of(vault, "loop")
+    before = path.read_bytes()
+    for item, kw, said in [
+        (role, {"key": "home::"}, "fact key 'home::' must be one line without `::`"),
+        (role, {"value": "a:: b"}, "the fact value contains `::`"),
+        (role, {"value": "bad \udcff"}, "the fact value holds U+DCFF, which is not a character"),
+        (loop, {"value": "[ ] boxed"}, "give the loop's text without a checkbox"),
+    ]:
+        with pytest.raises(Refused) as info:
+            vault.captures.edit(item, **kw)  # type: ignore[arg-type]
+        assert str(info.value).startswith(said), info.value
+    assert path.read_bytes() == before
+    assert vault.captures.edit(role, value="CTO and founder").status == "edited"
