@@ -48,7 +48,8 @@ from vaultmem.errors import (
 )
 from vaultmem.memory.episodes import safe_title
 from vaultmem.memory.errors import Refused
-from vaultmem.memory.values import key_id, normalise
+from vaultmem.memory.loops import plan_add as plan_loop
+from vaultmem.memory.values import check_key, check_value, key_id, normalise, refuse_unpaired
 
 if TYPE_CHECKING:
     from vaultmem.llm import LLM
@@ -474,6 +475,7 @@ class Captures:
                 )
             changes["due"] = due
         edited = replace(item.candidate, **changes)
+        _check_writable(edited, changes)
         with self._lock():
             source = self._source(note.path)
             current = _parse(source)
@@ -782,6 +784,21 @@ def _parse(source: NoteSource) -> CaptureNote | None:
 def _parse_lines(path: str, lines: Sequence[Line]) -> CaptureNote | None:
     text = "".join(line.text + "\n" for line in lines)
     return capture_note.parse(path, text)
+
+
+def _check_writable(c: Candidate, changed: Mapping[str, object]) -> None:
+    """Refused when the memory layer would refuse to write what an edit changed: it never
+    goes into the capture note either (a key ending in `::` there reads back as another key
+    and value; a byte that is not UTF-8 was blamed on the capture note's encoding)."""
+    if "entity" in changed:
+        refuse_unpaired(c.entity, "the entity")
+    if c.kind in ("fact", "decision"):
+        if "key" in changed:
+            check_key(c.key)
+        if "value" in changed:
+            check_value(c.value)
+    elif c.kind == "loop" and "value" in changed:
+        plan_loop([], c.value)  # the loop text's own checks; the edit is not used
 
 
 def _one_line(text: str) -> str:

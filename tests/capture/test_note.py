@@ -213,15 +213,10 @@ def test_items_written_without_ids_as_the_conventions_allow() -> None:
     tariff, rest = body.split("- [ ] [[Priya", 1)
     text = HAND_WRITTEN.split("---\n", 2)
     edited = (
-        "---\n"
-        + text[1]
-        + "---\nA line of mine.\n\n- [ ] [[Priya"
-        + rest.replace(
+        "---\n" + text[1] + "---\nA line of mine.\n\n- [ ] [[Priya" + rest.replace(
             "- [ ] [[Priya Raman]] on_call_until:: 2026-12-06\n- [ ] buy",
             "- [-] ~~[[Priya Raman]] on_call_until:: 2026-12-06~~\n- [ ] buy",
-        )
-        + tariff.replace("- [ ]", "- [x]")
-        + "    - accepted → [[Tariff Optimizer#^f-1a2b]]\n"
+        ) + tariff.replace("- [ ]", "- [x]") + "    - accepted → [[Tariff Optimizer#^f-1a2b]]\n"
     )
     again = parse("inbox/c.md", edited)
     assert again is not None

@@ -9,7 +9,6 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultmem import dialect
-from vaultmem.errors import NoteNotFound
 from vaultmem.server.runner import Runner, structured
 from vaultmem.server.schema import MAX_NOTE_CHARS, MAX_ROWS, Limit, NoteRef, make_tool
 
@@ -30,8 +29,7 @@ def tools(runner: Runner) -> list[Tool]:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, dialect.NoteTextOut]:
-        """Read a note's current text from disk: the whole note, or one section of it
-        (`heading`, or `ref` written as a link is: 'Note#Heading').
+        """Read a note's current text from disk: the whole note, or one section of it.
 
         The answer is the note's path and line range, then the markdown exactly as written
         (a separate block); its structured part lists the note's headings, to read another
@@ -54,14 +52,7 @@ def tools(runner: Runner) -> list[Tool]:
 
 
 def _read_note(vault: Vault, ref: str, heading: str | None) -> CallToolResult:
-    try:
-        note = vault.read_note(ref, heading)
-    except NoteNotFound:
-        if heading is not None or "#" not in ref:
-            raise
-        # `Note#Heading`, as agents write a link (and `vaultmem get` takes it)
-        name, _, section = ref.partition("#")
-        note = vault.read_note(name, section or None)
+    note = vault.read_note(ref, heading)
     text, end_line, truncated = note.text, note.end_line, False
     if len(text) > MAX_NOTE_CHARS:
         kept = text[:MAX_NOTE_CHARS].rsplit("\n", 1)[0]
