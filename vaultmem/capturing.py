@@ -49,6 +49,7 @@ from vaultmem.errors import (
 from vaultmem.memory.episodes import safe_title
 from vaultmem.memory.errors import Refused
 from vaultmem.memory.loops import plan_add as plan_loop
+from vaultmem.memory.loops import title_of
 from vaultmem.memory.values import check_key, check_value, key_id, normalise, refuse_unpaired
 
 if TYPE_CHECKING:
@@ -439,6 +440,8 @@ class Captures:
         is decided all the same."""
         try:
             return self._decide(path, item_id, action, day, seen)
+        except _WrittenNotMarked as exc:
+            return Decision(item_id, "refused", path, f"{path}: {item_id} {exc}")
         except (CaptureChanged, ChangedOnDisk, CannotEdit, Refused) as exc:
             return Decision(item_id, "refused", path, f"{path}: {item_id} not {action}ed: {exc}")
 
@@ -562,9 +565,16 @@ class Captures:
                 try:
                     final = self._mark(path, item_id, action, went_to, day)
                     break
-                except ChangedOnDisk:
-                    if attempt == RETRIES - 1:
+                except (ChangedOnDisk, CannotEdit, CaptureChanged) as exc:
+                    if isinstance(exc, ChangedOnDisk) and attempt < RETRIES - 1:
+                        continue
+                    if went_to is None:
                         raise
+                    # the memory is written; only the check in the capture note failed
+                    raise _WrittenNotMarked(
+                        f"written to [[{went_to}]], but checking it in its capture note failed ({exc})."
+                        " Accept it again once that is fixed; it is not written twice"
+                    ) from None
             if final == path:
                 steps.append((path, capture_before, self._digest(path)))
             else:
@@ -676,14 +686,35 @@ class Captures:
                 memory.entity(c.entity)
             except NoteNotFound:
                 touched = self._new_entity(c.entity)
+            # an accept whose check in the capture note failed after the loop was written
+            # (a crash, a read-only capture note) is accepted again: the loop is there already
+            there = memory.entity(c.entity)
+            if any(
+                x.title == title_of(c.value) and x.due == c.due for x in memory.all_loops([there])
+            ):
+                return there.rsplit("/", 1)[-1].removesuffix(".md"), touched
             written = memory.add_loop(c.value, c.entity, due=c.due)
             title = written.plan.path.rsplit("/", 1)[-1].removesuffix(".md")
             return title, touched + written.touched
-        body = c.value + f"\n\nCaptured in [[{note.path.removesuffix('.md')}]]."
+        captured_in = f"Captured in [[{note.path.removesuffix('.md')}]]."
+        body = c.value + f"\n\n{captured_in}"
+        earlier = self._episode_of(c, captured_in)
+        if earlier is not None:  # written by an accept that could not check the item
+            return earlier.removesuffix(".md"), ()
         written = memory.add_episode(
             c.entity, c.outcome or "ongoing", when=c.when or day, entities=c.entities, body=body
         )
         return written.plan.path.removesuffix(".md"), written.touched
+
+    def _episode_of(self, c: Candidate, captured_in: str) -> str | None:
+        """The episode note an earlier accept of `c` wrote (its body holds the item's text
+        and says which capture it came from), if there is one."""
+        for episode in self._vault.memory.all_episodes():
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                text = (self._vault.root / episode.path).read_text(encoding="utf-8")
+                if captured_in in text and c.value in text:
+                    return episode.path
+        return None
 
     def _check_target(self, item: Item, source: str) -> None:
         """Refuse to accept a contradiction whose target fact changed since the capture."""
@@ -784,6 +815,10 @@ def _parse(source: NoteSource) -> CaptureNote | None:
 def _parse_lines(path: str, lines: Sequence[Line]) -> CaptureNote | None:
     text = "".join(line.text + "\n" for line in lines)
     return capture_note.parse(path, text)
+
+
+class _WrittenNotMarked(VaultmemError):
+    """An accepted item's memory was written, but its capture note could not be checked."""
 
 
 def _check_writable(c: Candidate, changed: Mapping[str, object]) -> None:

@@ -651,3 +651,49 @@ def test_an_edit_the_memory_layer_would_refuse_never_reaches_the_capture_note(
         assert str(info.value).startswith(said), info.value
     assert path.read_bytes() == before
     assert vault.captures.edit(role, value="CTO and founder").status == "edited"
+
+
+def test_an_accept_that_cannot_check_its_item_says_so_and_is_not_written_twice(
+    vault: Vault,
+) -> None:
+    # the loop and the episode were written, the item could not be checked in a read-only
+    # capture note, the answer said "not accepted: … nothing was written", and every accept
+    # after it wrote the loop and the episode once more
+    prefix = without_override()
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    loop, episode = item_of(vault, "loop"), item_of(vault, "episode")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from vaultmem.vault import Vault\n"
+        "v = Vault(Path(sys.argv[1]))\n"
+        "for d in v.captures.accept(sys.argv[2:]):\n"
+        "    print(d.status, d.message)\n"
+    )
+    path.chmod(0o444)
+    try:
+        for _ in range(2):
+            out, err = child(code, str(vault.root), loop, episode, prefix=prefix).communicate(
+                timeout=120
+            )
+            said = out.splitlines()
+            assert len(said) == 2, (out, err)
+            assert said[0].startswith(
+                f"refused {result.path}: {loop} written to [[Maya Chen]], but checking it in its"
+                " capture note failed ("
+            ), said
+            assert f"{episode} written to [[episodes/" in said[1], said
+            assert all(
+                s.endswith("Accept it again once that is fixed; it is not written twice")
+                for s in said
+            )
+    finally:
+        path.chmod(0o644)
+    assert [d.status for d in vault.captures.accept([loop, episode], today=TODAY)] == [
+        "accepted",
+        "accepted",
+    ]
+    maya = (vault.root / "people/Maya Chen.md").read_text()
+    assert maya.count("- [ ] send the contract to Ana") == 1
+    assert len(list((vault.root / "episodes").glob("*.md"))) == 1
