@@ -572,8 +572,9 @@ class Captures:
                         raise
                     # the memory is written; only the check in the capture note failed
                     raise _WrittenNotMarked(
-                        f"written to [[{went_to}]], but checking it in its capture note failed ({exc})."
-                        " Accept it again once that is fixed; it is not written twice"
+                        f"written to [[{went_to}]], but checking it in its capture note"
+                        f" failed ({exc}). Accept it again once that is fixed; it is not"
+                        " written twice"
                     ) from None
             if final == path:
                 steps.append((path, capture_before, self._digest(path)))
