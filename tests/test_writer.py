@@ -394,3 +394,25 @@ def test_a_reindex_failing_after_the_write_says_the_write_stands(
         vault.trash("Maya.md")
     with pytest.raises(IndexDamaged, match=r"^Maya.md: restored from .trash/Maya.md, but the"):
         vault.restore(".trash/Maya.md")
+
+
+def test_a_note_named_in_nfd_on_disk_is_trashed_and_restored_by_its_indexed_name(
+    make_vault: MakeVault,
+) -> None:
+    # the index keeps paths in NFC; a note written by macOS is named in NFD on disk: its
+    # trash was refused as "changed on disk (its folder was deleted or renamed)"
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Équipe/Café.md")
+    vault = make_vault({nfd: "# Café\n"})
+    vault.reindex(embed=False)
+    (indexed,) = [n.path for n in vault.note_names()]
+    assert indexed == unicodedata.normalize("NFC", nfd) != nfd
+    entry = vault.trash(indexed).entry
+    assert entry.path == f".trash/{nfd}" and entry.original == nfd
+    assert not [n.path for n in vault.note_names()]
+    nfc_entry = unicodedata.normalize("NFC", entry.path)  # as a person types it
+    assert vault.restore(nfc_entry).path == nfd
+    assert (vault.root / nfd).read_text() == "# Café\n"  # under its own spelling, back
+    assert [n.path for n in vault.note_names()] == [indexed]
+    assert not (vault.root / ".trash").exists() or not any((vault.root / ".trash").rglob("*.md"))

@@ -62,7 +62,7 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
     """
     parts = vault_parts(path)
     top = real_root(root)
-    real = os.path.realpath(os.path.join(top, *_as_on_disk(top, parts)))
+    real = os.path.realpath(os.path.join(top, *as_on_disk(top, parts)))
     if not inside(real, top):
         raise CannotEdit(
             f"{path} leads outside the vault (a symlink to {real}); vaultmem changes only files"
@@ -71,7 +71,7 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
     return tuple(os.path.relpath(real, top).split(os.sep))
 
 
-def _as_on_disk(top: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+def as_on_disk(top: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     """`parts` spelled as the names on disk where only Unicode normalisation differs: the index
     keeps paths in NFC, macOS writes names in NFD. An ASCII path is no exception: NFC turns a
     few characters into ASCII ones (the KELVIN SIGN into `K`)."""

@@ -54,6 +54,10 @@ def move_to_trash(
     parts = disk.vault_parts(path)
     if parts[0].startswith(".") or any(p.startswith(".") for p in parts):
         raise CannotEdit(f"{path} is not a note or attachment (it is in a hidden folder)")
+    # the names as on disk where only their Unicode form differs (the index keeps NFC, macOS
+    # writes NFD): the move, its log and a restore keep the file's own spelling
+    parts = disk.as_on_disk(disk.real_root(root), parts)
+    path = "/".join(parts)
     when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
     with disk.open_root(root) as root_fd:
         try:
@@ -374,7 +378,8 @@ def _trash_entry(root: Path, path: str) -> TrashEntry:
     """The entry at `path` (`.trash/…`, or a path below the trash), or NoteNotFound."""
     if not path.startswith(TRASH + "/"):
         path = f"{TRASH}/{path}"
-    parts = disk.vault_parts(path)
+    parts = disk.as_on_disk(disk.real_root(root), disk.vault_parts(path))
+    path = "/".join(parts)
     missing = NoteNotFound(f"{path} is not in the trash; `vaultmem trash list` shows what is")
     with disk.open_root(root) as root_fd:
         try:
