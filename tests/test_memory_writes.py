@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeVault
-from tests.edit.conftest import child, wait_for, without_override
+from tests.edit.conftest import READY_THEN_GO, child, wait_for, without_override
 from tests.test_memories import MAYA, NOW, TODAY
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteNotFound
 from vaultmem.memory.errors import LoopChanged, Refused
@@ -412,7 +412,8 @@ def test_fact_set_plans_from_the_index_what_it_planned_from_a_parse(
 
 
 # A child that waits for the go, then makes one memory write naming no revision.
-MEMORY_RACE = """
+MEMORY_RACE = (
+    """
 import sys, time
 from pathlib import Path
 from vaultmem.vault import Vault
@@ -420,12 +421,9 @@ root, go, ready = (Path(a) for a in sys.argv[1:4])
 kind, n, round_ = sys.argv[4:]
 vault = Vault(root)
 vault.memory.entity("Maya")  # the index opened before the race
-ready.write_text("ready")
-give_up = time.monotonic() + 600
-while not go.exists():
-    if time.monotonic() > give_up:
-        sys.exit(99)
-    time.sleep(0.001)
+"""
+    + READY_THEN_GO
+    + """
 m = vault.memory
 if kind == "fact":
     m.set_fact("Maya", f"key_{n}", f"value {round_} {n}")
@@ -436,6 +434,7 @@ elif kind == "loop":
 else:
     m.add_episode(f"standup {round_}", "success", body=f"by writer {n}")
 """
+)
 
 
 @pytest.mark.parametrize("kind", ["fact", "new-entity", "loop", "episode"])

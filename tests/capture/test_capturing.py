@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeVault, failing
-from tests.edit.conftest import child, wait_for, without_override
+from tests.edit.conftest import READY_THEN_GO, child, wait_for, without_override
 from vaultmem.capture.errors import BadTranscript, CaptureChanged, CaptureNotFound
 from vaultmem.errors import UsageError
 from vaultmem.memory.errors import Refused
@@ -588,7 +588,8 @@ def test_a_50_mb_transcript_is_refused_at_the_default_limit_without_being_read_w
 
 
 # A child that reads the transcript, says so, waits for the go, then captures it.
-CAPTURE_RACE = """
+CAPTURE_RACE = (
+    """
 import io, sys, time
 from pathlib import Path
 from vaultmem.vault import Vault
@@ -596,14 +597,12 @@ root, go, ready = (Path(a) for a in sys.argv[1:4])
 label, text = sys.argv[4:]
 vault = Vault(root)
 t = vault.captures.read_transcript(io.BytesIO(text.encode()), "chat")
-ready.write_text("ready")
-give_up = time.monotonic() + 600
-while not go.exists():
-    if time.monotonic() > give_up:
-        sys.exit(99)
-    time.sleep(0.001)
+"""
+    + READY_THEN_GO
+    + """
 print(vault.captures.capture(t, source=label).status)
 """
+)
 
 
 def test_one_transcript_captured_by_several_processes_at_once_is_written_once(
