@@ -63,6 +63,11 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
     parts = vault_parts(path)
     top = real_root(root)
     real = os.path.realpath(os.path.join(top, *as_on_disk(top, parts)))
+    if os.path.islink(real):  # realpath stops at a link it cannot follow to its end: a loop
+        raise CannotEdit(
+            f"{path} is a symlink that leads back to itself (a loop), not a note; nothing was"
+            " changed. Remove the link, or point it at a note"
+        )
     if not inside(real, top):
         raise CannotEdit(
             f"{path} leads outside the vault (a symlink to {real}); vaultmem changes only files"
