@@ -275,7 +275,10 @@ class Captures:
         """Candidate memories an agent sends (the MCP tool), checked like a model's output
         and written as a capture note to review; accepted at once only at or above
         `capture.auto_accept`, when the vault's config sets it."""
-        data = json.dumps(list(items), sort_keys=True, ensure_ascii=False).encode("utf-8")
+        # surrogatepass: a lone "\ud800" is refused by `validate` below, not by the hash
+        data = json.dumps(list(items), sort_keys=True, ensure_ascii=False).encode(
+            "utf-8", "surrogatepass"
+        )
         turns = tuple(
             Turn(str(n), agent, "assistant", str(item.get("quote") or item.get("value") or ""))
             for n, item in enumerate(items, 1)

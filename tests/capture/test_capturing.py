@@ -696,3 +696,21 @@ def test_an_accept_that_cannot_check_its_item_says_so_and_is_not_written_twice(
     maya = (vault.root / "people/Maya Chen.md").read_text()
     assert maya.count("- [ ] send the contract to Ana") == 1
     assert len(list((vault.root / "episodes").glob("*.md"))) == 1
+
+
+def test_candidates_holding_half_a_utf16_pair_are_refused_as_bad_output(vault: Vault) -> None:
+    # JSON's "\udcff" alone (an agent's MCP call) crashed the capture with
+    # UnicodeEncodeError before anything checked the candidates
+    from vaultmem.capture.errors import BadModelOutput
+
+    before = files(vault.root)
+    for field, item in [
+        ("value", {"kind": "fact", "entity": "Maya Chen", "key": "city", "value": "x \udcff"}),
+        ("entity", {"kind": "fact", "entity": "Ma\ud800ya", "key": "city", "value": "x"}),
+        ("value", {"kind": "loop", "entity": "Maya Chen", "value": "call \udfff back"}),
+    ]:
+        with pytest.raises(BadModelOutput) as info:
+            vault.captures.capture_candidates([{**item, "confidence": 0.9}], source="agent")
+        assert f"candidate 1: `{field}` holds U+D" in str(info.value), info.value
+        assert "half of a UTF-16 pair. Nothing was written" in str(info.value)
+    assert files(vault.root) == before
