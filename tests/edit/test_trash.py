@@ -28,6 +28,7 @@ from tests.conftest import (
     renamed_once,
 )
 from tests.edit.conftest import (
+    READY_THEN_GO,
     child,
     lock_held,
     locked_then,
@@ -327,8 +328,9 @@ def test_a_file_system_without_hard_links(vault: Path, monkeypatch: pytest.Monke
     ]
 
 
-TRASH_RACE = textwrap.dedent(
-    """
+TRASH_RACE = (
+    textwrap.dedent(
+        """
     import sys, time
     from pathlib import Path
     from vaultmem import edit
@@ -336,17 +338,17 @@ TRASH_RACE = textwrap.dedent(
     from vaultmem.errors import ChangedOnDisk
     root, go, ready = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     held = digest((root / "people/Maya.md").read_bytes())
-    ready.write_text("ready")
-    give_up = time.monotonic() + 600  # never spin on after the test is gone
-    while not go.exists():
-        if time.monotonic() > give_up:
-            sys.exit(99)
-        time.sleep(0.001)
+    """
+    )
+    + READY_THEN_GO
+    + textwrap.dedent(
+        """
     try:
         edit.move_to_trash(root, "people/Maya.md", held)
     except ChangedOnDisk:
         sys.exit(6)
     """
+    )
 )
 
 
