@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeVault
-from tests.edit.conftest import without_override
+from tests.edit.conftest import READY_THEN_GO, child, wait_for, without_override
 from tests.test_memories import MAYA, NOW, TODAY
 from vaultmem.errors import CannotEdit, ChangedOnDisk, NoteNotFound
 from vaultmem.memory.errors import LoopChanged, Refused
@@ -409,3 +409,91 @@ def test_fact_set_plans_from_the_index_what_it_planned_from_a_parse(
     assert store.indexed_structure(vault.conn, "b.md", "0" * 32) is None
     b = read_note(vault.root, "b.md")
     assert store.indexed_structure(vault.conn, "b.md", b.digest) is not None
+
+
+# A child that waits for the go, then makes one memory write naming no revision.
+MEMORY_RACE = (
+    """
+import sys, time
+from pathlib import Path
+from vaultmem.vault import Vault
+root, go, ready = (Path(a) for a in sys.argv[1:4])
+kind, n, round_ = sys.argv[4:]
+vault = Vault(root)
+vault.memory.entity("Maya")  # the index opened before the race
+"""
+    + READY_THEN_GO
+    + """
+m = vault.memory
+if kind == "fact":
+    m.set_fact("Maya", f"key_{n}", f"value {round_} {n}")
+elif kind == "new-entity":
+    m.set_fact(f"Newcomer {round_}", f"key_{n}", f"value {n}", create=True)
+elif kind == "loop":
+    m.add_loop(f"call back {round_} {n}", "Maya")
+else:
+    m.add_episode(f"standup {round_}", "success", body=f"by writer {n}")
+"""
+)
+
+
+@pytest.mark.parametrize("kind", ["fact", "new-entity", "loop", "episode"])
+def test_memory_writes_of_several_processes_at_once_all_land(
+    vault: Vault, tmp_path: Path, kind: str
+) -> None:
+    """Writes that name no revision are planned on the note as the call reads it: one that
+    another writer beat to the note (or to a new note's name) plans again on the note as it is
+    then, rather than fail with exit code 6 or "exists already; choose another name"."""
+
+    for round_ in range(2):
+        go = tmp_path / f"go-{kind}-{round_}"
+        ready = [tmp_path / f"ready-{kind}-{round_}-{n}" for n in range(3)]
+        procs = [
+            child(MEMORY_RACE, str(vault.root), str(go), str(r), kind, str(n), str(round_))
+            for n, r in enumerate(ready)
+        ]
+        wait_for(lambda r=ready: all(f.exists() for f in r), "every child to be ready")  # type: ignore[misc]
+        go.touch()
+        outs = [p.communicate(timeout=300) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0], [err[-400:] for _, err in outs]
+        if kind == "fact":
+            text = read(vault).decode()
+            assert all(text.count(f"- key_{n}:: value {round_} {n}") == 1 for n in range(3))
+        elif kind == "new-entity":
+            text = read(vault, f"entities/Newcomer {round_}.md").decode()
+            assert all(text.count(f"- key_{n}:: value {n}") == 1 for n in range(3)), text
+        elif kind == "loop":
+            text = read(vault).decode()
+            assert all(text.count(f"- [ ] call back {round_} {n}") == 1 for n in range(3))
+        else:
+            notes = sorted((vault.root / "episodes").glob(f"* standup {round_}*.md"))
+            bodies = sorted(p.read_text().rsplit("by writer ", 1)[1].strip() for p in notes)
+            assert bodies == ["0", "1", "2"], [p.name for p in notes]
+    assert vault.memory.facts("Maya").facts  # the index answers after the race
+
+
+def test_text_that_is_not_unicode_is_refused_as_the_callers_not_the_notes(
+    vault: Vault,
+) -> None:
+    # a byte that is not UTF-8 on a command line arrives as U+DCxx, and JSON can say
+    # "\ud800": a loop or an episode title crashed with UnicodeEncodeError, and a fact value
+    # was refused as if the note could not hold it ("Re-save the note as UTF-8")
+    before = files_of(vault)
+    for half in ("\udcff", "\ud800"):
+        with pytest.raises(Refused, match=r"^the fact value holds U\+D[CF8]\w\w, which is not"):
+            vault.memory.set_fact("Maya", "home_city", f"bad {half} byte", today=TODAY)
+        with pytest.raises(Refused, match=r"^the loop text holds U\+D"):
+            vault.memory.add_loop(f"call {half} back", "Maya")
+        with pytest.raises(Refused, match=r"^the entity name holds U\+D"):
+            vault.memory.set_fact(f"New{half}", "role", "x", create=True, today=TODAY)
+    assert files_of(vault) == before
+    written = vault.memory.add_episode("standup \udcff", "success", now=NOW)
+    assert written.plan.path == f"episodes/{NOW.date().isoformat()} standup.md"
+
+
+def files_of(vault: Vault) -> dict[str, bytes]:
+    return {
+        p.relative_to(vault.root).as_posix(): p.read_bytes()
+        for p in sorted(vault.root.rglob("*"))
+        if p.is_file() and ".vaultmem" not in p.parts
+    }

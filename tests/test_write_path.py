@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import SAMPLE_VAULT, SHARED_DATA, MakeVault
-from tests.edit.conftest import child, snapshot, wait_for, without_override
+from tests.edit.conftest import READY_THEN_GO, child, snapshot, wait_for, without_override
 from tests.test_writer import fresh_dump, index_dump
 from vaultmem import edit
 from vaultmem.cli import cli
@@ -27,8 +27,9 @@ from vaultmem.vault import Vault
 KEPANO = SHARED_DATA / "vaults" / "kepano-obsidian"
 
 # A child that reads the note, says so, waits for the go, then applies its own edit.
-APPLY_RACE = textwrap.dedent(
-    """
+APPLY_RACE = (
+    textwrap.dedent(
+        """
     import sys, time
     from pathlib import Path
     from vaultmem import edit
@@ -38,17 +39,17 @@ APPLY_RACE = textwrap.dedent(
     vault = Vault(root)
     source = vault.read_for_edit("people/Maya.md")
     change = edit.plan_edit(source, edit.replace_line(source.lines, 2, text))
-    ready.write_text("ready")
-    give_up = time.monotonic() + 600  # never spin on after the test is gone
-    while not go.exists():
-        if time.monotonic() > give_up:
-            sys.exit(99)
-        time.sleep(0.001)
+    """
+    )
+    + READY_THEN_GO
+    + textwrap.dedent(
+        """
     try:
         vault.apply(change, wait=120)
     except ChangedOnDisk:
         sys.exit(6)
     """
+    )
 )
 
 

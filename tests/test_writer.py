@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 from tests.conftest import MakeVault, write_files
 from vaultmem import edit, indexer, store
-from vaultmem.errors import ChangedOnDisk, EditDoesNotApply, IndexBusy, NoteExists
+from vaultmem.errors import (
+    ChangedOnDisk,
+    EditDoesNotApply,
+    IndexBusy,
+    IndexDamaged,
+    NoteExists,
+)
 from vaultmem.indexer import ReindexReport
 from vaultmem.store.schema import NOTE_TABLES
 from vaultmem.vault import Vault
@@ -318,3 +324,95 @@ def test_the_digest_read_note_gives_is_a_writes_precondition(make_vault: MakeVau
         vault.trash("a.md", expected_digest=stale)
     assert (vault.root / "a.md").read_text() == "# A\nfact: 2\n"
     assert vault.trash("a.md", expected_digest=vault.read_note("a.md").digest).entry.known
+
+
+# A child (without root's override of file permissions) that stores a fact and a loop.
+WRITE_AS_USER = """
+import sys
+from pathlib import Path
+from vaultmem.errors import CannotEdit
+from vaultmem.vault import Vault
+vault = Vault(Path(sys.argv[1]))
+for write in (
+    lambda: vault.memory.set_fact("Maya", "city", "Rome"),
+    lambda: vault.memory.add_loop("call Maya back", "Maya"),
+    lambda: vault.trash("Maya.md"),
+):
+    try:
+        write()
+        print("written")
+    except CannotEdit as exc:
+        print(exc)
+"""
+
+
+def test_a_read_only_index_refuses_the_write_before_the_note_is_touched(
+    make_vault: MakeVault,
+) -> None:
+    # the note was written, then the reindex failed ("the index cannot be read", exit 3):
+    # a caller told the write failed writes it again (a second loop, a fact's value in its
+    # own history)
+    from tests.edit.conftest import child, without_override
+
+    prefix = without_override()
+    vault = make_vault({"Maya.md": "# Maya\n"})
+    vault.reindex(embed=False)
+    index = vault.index.path
+    vault.close()
+    before = (vault.root / "Maya.md").read_bytes()
+    index.chmod(0o444)
+    try:
+        out, err = child(WRITE_AS_USER, str(vault.root), prefix=prefix).communicate(timeout=300)
+    finally:
+        index.chmod(0o644)
+    said = out.splitlines()
+    assert len(said) == 3, (out, err)
+    for line, nothing in zip(said, ("written", "written", "moved"), strict=True):
+        assert line.startswith(f"the index at {index} cannot be written ("), line
+        assert f"; nothing was {nothing}. Every change is indexed at once" in line
+    assert (vault.root / "Maya.md").read_bytes() == before
+    assert not (vault.root / ".trash").exists()
+
+
+def test_a_reindex_failing_after_the_write_says_the_write_stands(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault({"Maya.md": "# Maya\n"})
+    vault.reindex(embed=False)
+
+    def full(*args: object, **kwargs: object) -> ReindexReport:
+        raise store.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(indexer, "reindex_touched", full)
+    with pytest.raises(IndexDamaged) as info:
+        vault.memory.add_loop("call Maya back", "Maya")
+    assert str(info.value).startswith(
+        "Maya.md: written, but the index could not be brought up to date: the index at"
+    )
+    assert "- [ ] call Maya back" in (vault.root / "Maya.md").read_text()
+    with pytest.raises(IndexDamaged, match=r"^Maya.md: moved to .trash/Maya.md, but the index"):
+        vault.trash("Maya.md")
+    with pytest.raises(IndexDamaged, match=r"^Maya.md: restored from .trash/Maya.md, but the"):
+        vault.restore(".trash/Maya.md")
+
+
+def test_a_note_named_in_nfd_on_disk_is_trashed_and_restored_by_its_indexed_name(
+    make_vault: MakeVault,
+) -> None:
+    # the index keeps paths in NFC; a note written by macOS is named in NFD on disk: its
+    # trash was refused as "changed on disk (its folder was deleted or renamed)"
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Équipe/Café.md")
+    vault = make_vault({nfd: "# Café\n"})
+    vault.reindex(embed=False)
+    (indexed,) = [n.path for n in vault.note_names()]
+    assert indexed == unicodedata.normalize("NFC", nfd) != nfd
+    entry = vault.trash(indexed).entry
+    assert entry.path == f".trash/{nfd}" and entry.original == nfd
+    assert not [n.path for n in vault.note_names()]
+    nfc_entry = unicodedata.normalize("NFC", entry.path)  # as a person types it
+    assert vault.restore(nfc_entry).path == nfd
+    assert (vault.root / nfd).read_text() == "# Café\n"  # under its own spelling, back
+    assert [n.path for n in vault.note_names()] == [indexed]
+    assert not (vault.root / ".trash").exists() or not any((vault.root / ".trash").rglob("*.md"))

@@ -48,7 +48,9 @@ from vaultmem.errors import (
 )
 from vaultmem.memory.episodes import safe_title
 from vaultmem.memory.errors import Refused
-from vaultmem.memory.values import key_id, normalise
+from vaultmem.memory.loops import plan_add as plan_loop
+from vaultmem.memory.loops import title_of
+from vaultmem.memory.values import check_key, check_value, key_id, normalise, refuse_unpaired
 
 if TYPE_CHECKING:
     from vaultmem.llm import LLM
@@ -184,9 +186,18 @@ class Captures:
             return CaptureResult(
                 "dry-run", None, kept, flags, gated, extractor, transcript.sha256, text
             )
-        path = self._free_path(clock.date(), label)
-        self._vault.apply(edit.plan_new_note(path, text))
-        self._record(transcript.sha256, path, label, clock)
+        # the look for an earlier capture above ran before the extraction; another process
+        # may have captured the same transcript since, so look again under the capture lock,
+        # which every writer of a capture note holds
+        with self._lock():
+            earlier = self.captured(transcript.sha256)
+            if earlier is not None:
+                return CaptureResult(
+                    "already-captured", earlier, (), {}, None, extractor, transcript.sha256
+                )
+            path = self._free_path(clock.date(), label)
+            self._vault.apply(edit.plan_new_note(path, text))
+            self._record(transcript.sha256, path, label, clock)
         accepted: tuple[Decision, ...] = ()
         if auto_accept and settings.auto_accept is not None:
             chosen = [c.id for c in kept if c.confidence >= settings.auto_accept]
@@ -264,7 +275,10 @@ class Captures:
         """Candidate memories an agent sends (the MCP tool), checked like a model's output
         and written as a capture note to review; accepted at once only at or above
         `capture.auto_accept`, when the vault's config sets it."""
-        data = json.dumps(list(items), sort_keys=True, ensure_ascii=False).encode("utf-8")
+        # surrogatepass: a lone "\ud800" is refused by `validate` below, not by the hash
+        data = json.dumps(list(items), sort_keys=True, ensure_ascii=False).encode(
+            "utf-8", "surrogatepass"
+        )
         turns = tuple(
             Turn(str(n), agent, "assistant", str(item.get("quote") or item.get("value") or ""))
             for n, item in enumerate(items, 1)
@@ -429,6 +443,8 @@ class Captures:
         is decided all the same."""
         try:
             return self._decide(path, item_id, action, day, seen)
+        except _WrittenNotMarked as exc:
+            return Decision(item_id, "refused", path, f"{path}: {item_id} {exc}")
         except (CaptureChanged, ChangedOnDisk, CannotEdit, Refused) as exc:
             return Decision(item_id, "refused", path, f"{path}: {item_id} not {action}ed: {exc}")
 
@@ -465,6 +481,7 @@ class Captures:
                 )
             changes["due"] = due
         edited = replace(item.candidate, **changes)
+        _check_writable(edited, changes)
         with self._lock():
             source = self._source(note.path)
             current = _parse(source)
@@ -551,9 +568,17 @@ class Captures:
                 try:
                     final = self._mark(path, item_id, action, went_to, day)
                     break
-                except ChangedOnDisk:
-                    if attempt == RETRIES - 1:
+                except (ChangedOnDisk, CannotEdit, CaptureChanged) as exc:
+                    if isinstance(exc, ChangedOnDisk) and attempt < RETRIES - 1:
+                        continue
+                    if went_to is None:
                         raise
+                    # the memory is written; only the check in the capture note failed
+                    raise _WrittenNotMarked(
+                        f"written to [[{went_to}]], but checking it in its capture note"
+                        f" failed ({exc}). Accept it again once that is fixed; it is not"
+                        " written twice"
+                    ) from None
             if final == path:
                 steps.append((path, capture_before, self._digest(path)))
             else:
@@ -665,14 +690,35 @@ class Captures:
                 memory.entity(c.entity)
             except NoteNotFound:
                 touched = self._new_entity(c.entity)
+            # an accept whose check in the capture note failed after the loop was written
+            # (a crash, a read-only capture note) is accepted again: the loop is there already
+            there = memory.entity(c.entity)
+            if any(
+                x.title == title_of(c.value) and x.due == c.due for x in memory.all_loops([there])
+            ):
+                return there.rsplit("/", 1)[-1].removesuffix(".md"), touched
             written = memory.add_loop(c.value, c.entity, due=c.due)
             title = written.plan.path.rsplit("/", 1)[-1].removesuffix(".md")
             return title, touched + written.touched
-        body = c.value + f"\n\nCaptured in [[{note.path.removesuffix('.md')}]]."
+        captured_in = f"Captured in [[{note.path.removesuffix('.md')}]]."
+        body = c.value + f"\n\n{captured_in}"
+        earlier = self._episode_of(c, captured_in)
+        if earlier is not None:  # written by an accept that could not check the item
+            return earlier.removesuffix(".md"), ()
         written = memory.add_episode(
             c.entity, c.outcome or "ongoing", when=c.when or day, entities=c.entities, body=body
         )
         return written.plan.path.removesuffix(".md"), written.touched
+
+    def _episode_of(self, c: Candidate, captured_in: str) -> str | None:
+        """The episode note an earlier accept of `c` wrote (its body holds the item's text
+        and says which capture it came from), if there is one."""
+        for episode in self._vault.memory.all_episodes():
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                text = (self._vault.root / episode.path).read_text(encoding="utf-8")
+                if captured_in in text and c.value in text:
+                    return episode.path
+        return None
 
     def _check_target(self, item: Item, source: str) -> None:
         """Refuse to accept a contradiction whose target fact changed since the capture."""
@@ -773,6 +819,25 @@ def _parse(source: NoteSource) -> CaptureNote | None:
 def _parse_lines(path: str, lines: Sequence[Line]) -> CaptureNote | None:
     text = "".join(line.text + "\n" for line in lines)
     return capture_note.parse(path, text)
+
+
+class _WrittenNotMarked(VaultmemError):
+    """An accepted item's memory was written, but its capture note could not be checked."""
+
+
+def _check_writable(c: Candidate, changed: Mapping[str, object]) -> None:
+    """Refused when the memory layer would refuse to write what an edit changed: it never
+    goes into the capture note either (a key ending in `::` there reads back as another key
+    and value; a byte that is not UTF-8 was blamed on the capture note's encoding)."""
+    if "entity" in changed:
+        refuse_unpaired(c.entity, "the entity")
+    if c.kind in ("fact", "decision"):
+        if "key" in changed:
+            check_key(c.key)
+        if "value" in changed:
+            check_value(c.value)
+    elif c.kind == "loop" and "value" in changed:
+        plan_loop([], c.value)  # the loop text's own checks; the edit is not used
 
 
 def _one_line(text: str) -> str:

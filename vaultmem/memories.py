@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from vaultmem import store
-from vaultmem.errors import NoteNotFound, UsageError, VaultmemError
+from vaultmem.errors import ChangedOnDisk, NoteExists, NoteNotFound, UsageError, VaultmemError
 from vaultmem.memory import episodes as ep
 from vaultmem.memory import facts as fc
 from vaultmem.memory import gate as gt
@@ -42,6 +42,10 @@ T = TypeVar("T")
 DEFAULT_ENTITIES = "entities"
 RECALL_DEPTH = 30  # search hits recall reorders by time (bench/memory_temporal.py chose it)
 GATE_HITS = 5
+# A write that names no revision (no digest, no line) is planned on the note as it is when the
+# call reads it; another writer landing first (two agents storing facts about one person at
+# once) makes it plan again on the note as it is then, rather than fail with exit code 6
+WRITE_TRIES = 5
 
 
 # --------------------------------------------------------------------------- results
@@ -466,10 +470,19 @@ class Memory:
     ) -> Written:
         """Make `key` hold `value` in the entity's note (see plan_fact), written at once."""
         day = today or dt.date.today()
-        plan = self.writer.plan_fact(
-            entity, key, value, today=day, source=source, create=create, line=line, digest=digest
+        return self._write(
+            lambda: self.writer.plan_fact(
+                entity,
+                key,
+                value,
+                today=day,
+                source=source,
+                create=create,
+                line=line,
+                digest=digest,
+            ),
+            again=digest is None and line is None,
         )
-        return self.writer.write(plan)
 
     def add_episode(
         self,
@@ -485,17 +498,20 @@ class Memory:
     ) -> Written:
         """Write a new episode note (see plan_episode)."""
         clock = now or dt.datetime.now(dt.UTC)
-        plan = self.writer.plan_episode(
-            title,
-            outcome,
-            now=clock,
-            when=when,
-            entities=entities,
-            duration=duration,
-            procedure=procedure,
-            body=body,
+        # the name is a free one chosen here: one taken meanwhile makes it choose again
+        return self._write(
+            lambda: self.writer.plan_episode(
+                title,
+                outcome,
+                now=clock,
+                when=when,
+                entities=entities,
+                duration=duration,
+                procedure=procedure,
+                body=body,
+            ),
+            again=True,
         )
-        return self.writer.write(plan)
 
     def add_loop(
         self,
@@ -506,13 +522,27 @@ class Memory:
         priority: lp.Priority | None = None,
     ) -> Written:
         """Append an open loop to a note (see plan_loop)."""
-        return self.writer.write(self.writer.plan_loop(text, note, due=due, priority=priority))
+        return self._write(
+            lambda: self.writer.plan_loop(text, note, due=due, priority=priority), again=True
+        )
 
     def resolve_loop(
         self, ref: str, *, today: dt.date | None = None, digest: str | None = None
     ) -> Written:
         """Check the loop REF names in place with its completion date (see plan_resolve)."""
-        return self.writer.write(self.writer.plan_resolve(ref, today or dt.date.today(), digest))
+        day = today or dt.date.today()
+        return self._write(lambda: self.writer.plan_resolve(ref, day, digest), again=digest is None)
+
+    def _write(self, plan: Callable[[], PlannedWrite], *, again: bool) -> Written:
+        """Plan and write; with `again`, planned anew on the note as it is now when another
+        writer changed it (or took the new note's name) between the reading and the write."""
+        for attempt in range(WRITE_TRIES):
+            try:
+                return self.writer.write(plan())
+            except (ChangedOnDisk, NoteExists):
+                if not again or attempt == WRITE_TRIES - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")

@@ -20,6 +20,7 @@ from vaultmem.memory import facts as fc
 from vaultmem.memory import loops as lp
 from vaultmem.memory.errors import LoopChanged, Refused
 from vaultmem.memory.lines import LineEdit
+from vaultmem.memory.values import refuse_unpaired
 
 if TYPE_CHECKING:
     from vaultmem.memories import Memory
@@ -153,6 +154,7 @@ class MemoryWriter:
     def _plan_new_entity(
         self, entity: str, key: str, value: str, today: dt.date, source: str | None
     ) -> PlannedWrite:
+        refuse_unpaired(entity, "the entity name")  # else dropped from the new note's name
         if entity.strip() and (self._vault.root / entity.strip().strip("/")).is_dir():
             self._memory.entity(entity)  # raises: a folder is not an entity
         name = ep.safe_title(entity.strip().removesuffix(".md").rsplit("/", 1)[-1])

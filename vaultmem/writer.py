@@ -93,8 +93,9 @@ class Writer:
             folder = change.file.rpartition("/")[0]
             with contextlib.suppress(CannotEdit):
                 edit.clean_temporaries(self.root, folder=folder)
+            self._check_index("nothing was written")
             touched = edit.write(self.root, change)
-            report = self._reindex(touched, embed) if touched else None
+            report = self._reindex_after(touched, embed, "written") if touched else None
         return Applied(touched, report)
 
     # ---- the trash
@@ -115,8 +116,9 @@ class Writer:
         """
         with indexer.lock(self.index.path, wait, on_wait):
             digest = expected_digest or current_digest(self.root, path)
+            self._check_index("nothing was moved")
             entry = edit.move_to_trash(self.root, path, digest, now=now)
-            report = self._reindex((path,), embed=False)
+            report = self._reindex_after((path,), False, f"moved to {entry.path}")
         return Trashed(entry, report)
 
     def list_trash(self) -> tuple[edit.TrashEntry, ...]:
@@ -134,8 +136,9 @@ class Writer:
         """Move a trash entry back where it came from (or to `to`), never over an existing
         file (NoteExists), and index it again."""
         with indexer.lock(self.index.path, wait, on_wait):
+            self._check_index("nothing was restored")
             path = edit.restore(self.root, entry, to=to)
-            report = self._reindex((path,), embed=True)
+            report = self._reindex_after((path,), True, f"restored from {entry}")
         return Restored(path, report)
 
     def purge(
@@ -150,6 +153,36 @@ class Writer:
         return edit.purge(self.root, older_than=older_than, paths=entries, now=now)
 
     # ---- keeping the index current
+
+    def _check_index(self, nothing: str) -> None:
+        """Refuse (CannotEdit) before touching the vault when the index cannot take the
+        reindex that follows the change (a read-only index file or folder): a write that
+        lands without it leaves the index behind and its caller told it failed (an agent
+        retrying a loop it was told was not added writes it twice)."""
+        if not self.index.path.exists():
+            return
+        try:
+            store.probe_write(self.index.conn)
+        except store.Error as exc:
+            raise CannotEdit(
+                f"the index at {self.index.path} cannot be written ({exc}); {nothing}."
+                " Every change is indexed at once, so make the index file and its folder"
+                " writable (or pass --index PATH to keep it elsewhere) and try again"
+            ) from None
+
+    def _reindex_after(self, paths: Iterable[str], embed: bool, done: str) -> ReindexReport | None:
+        """`_reindex` after a change that is made: its failure says that the change stands
+        and only the index is behind, so nobody makes the change a second time."""
+        try:
+            return self._reindex(paths, embed)
+        except store.Error as exc:
+            error = store.index_error(exc, self.index.path)
+            if error is None:
+                raise  # vaultmem's own SQL is wrong: a bug, shown as one
+            names = ", ".join(dict.fromkeys(paths))
+            raise type(error)(
+                f"{names}: {done}, but the index could not be brought up to date: {error}"
+            ) from exc
 
     def _reindex(self, paths: Iterable[str], embed: bool) -> ReindexReport | None:
         """Reindex `paths` (the caller holds the lock); None when there is no index to keep

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MakeVault, failing
-from tests.edit.conftest import child, without_override
+from tests.edit.conftest import READY_THEN_GO, child, wait_for, without_override
 from vaultmem.capture.errors import BadTranscript, CaptureChanged, CaptureNotFound
 from vaultmem.errors import UsageError
+from vaultmem.memory.errors import Refused
 from vaultmem.vault import Vault
 
 NOW = dt.datetime(2026, 12, 1, 9, 30, tzinfo=dt.UTC)
@@ -519,9 +520,7 @@ def test_undo_outlasts_the_process_and_goes_back_one_decision_at_a_time(vault: V
         later.captures.undo()
 
 
-def test_undo_keeps_the_last_decisions_only(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_undo_keeps_the_last_decisions_only(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     import vaultmem.capture.journal
 
     monkeypatch.setattr(vaultmem.capture.journal, "KEPT", 2)
@@ -585,4 +584,133 @@ def test_a_50_mb_transcript_is_refused_at_the_default_limit_without_being_read_w
     finally:
         tracemalloc.stop()
     assert peak < 30 * 1024 * 1024  # the limit and a little, never the 50 MB
+    assert files(vault.root) == before
+
+
+# A child that reads the transcript, says so, waits for the go, then captures it.
+CAPTURE_RACE = (
+    """
+import io, sys, time
+from pathlib import Path
+from vaultmem.vault import Vault
+root, go, ready = (Path(a) for a in sys.argv[1:4])
+label, text = sys.argv[4:]
+vault = Vault(root)
+t = vault.captures.read_transcript(io.BytesIO(text.encode()), "chat")
+"""
+    + READY_THEN_GO
+    + """
+print(vault.captures.capture(t, source=label).status)
+"""
+)
+
+
+def test_one_transcript_captured_by_several_processes_at_once_is_written_once(
+    vault: Vault, tmp_path: Path
+) -> None:
+    # the look for an earlier capture and the write were apart: each process found none,
+    # and each wrote its own capture note of the same transcript (accepting them all would
+    # write every fact as often)
+    for round_ in range(3):
+        chat = CHAT.replace("Lisbon", f"Lisbon {round_}")
+        go = tmp_path / f"go-{round_}"
+        ready = [tmp_path / f"ready-{round_}-{n}" for n in range(3)]
+        procs = [
+            child(CAPTURE_RACE, str(vault.root), str(go), str(r), f"call {n}", chat)
+            for n, r in enumerate(ready)
+        ]
+        wait_for(lambda r=ready: all(f.exists() for f in r), "every child to have read")  # type: ignore[misc]
+        go.touch()
+        outs = [p.communicate(timeout=300) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0], outs
+        said = sorted(out.strip() for out, _ in outs)
+        assert said == ["already-captured", "already-captured", "written"], outs
+        notes = [n for n in vault.captures.notes() if f"Lisbon {round_}" in str(n.items)]
+        assert len(notes) == 1, [n.path for n in notes]
+
+
+def test_an_edit_the_memory_layer_would_refuse_never_reaches_the_capture_note(
+    vault: Vault,
+) -> None:
+    # `review edit --key "home::"` wrote `home:::: Lisbon`, read back as key `home` and value
+    # `:: Lisbon`; a value with `::` or a byte that is not UTF-8 went in too (the latter
+    # blamed on the capture note's encoding), each refused only at accept
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    role, loop = item_of(vault, "fact", "role"), item_of(vault, "loop")
+    before = path.read_bytes()
+    for item, kw, said in [
+        (role, {"key": "home::"}, "fact key 'home::' must be one line without `::`"),
+        (role, {"value": "a:: b"}, "the fact value contains `::`"),
+        (role, {"value": "bad \udcff"}, "the fact value holds U+DCFF, which is not a character"),
+        (loop, {"value": "[ ] boxed"}, "give the loop's text without a checkbox"),
+    ]:
+        with pytest.raises(Refused) as info:
+            vault.captures.edit(item, **kw)  # type: ignore[arg-type]
+        assert str(info.value).startswith(said), info.value
+    assert path.read_bytes() == before
+    assert vault.captures.edit(role, value="CTO and founder").status == "edited"
+
+
+def test_an_accept_that_cannot_check_its_item_says_so_and_is_not_written_twice(
+    vault: Vault,
+) -> None:
+    # the loop and the episode were written, the item could not be checked in a read-only
+    # capture note, the answer said "not accepted: … nothing was written", and every accept
+    # after it wrote the loop and the episode once more
+    prefix = without_override()
+    result = capture(vault)
+    path = vault.root / str(result.path)
+    loop, episode = item_of(vault, "loop"), item_of(vault, "episode")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from vaultmem.vault import Vault\n"
+        "v = Vault(Path(sys.argv[1]))\n"
+        "for d in v.captures.accept(sys.argv[2:]):\n"
+        "    print(d.status, d.message)\n"
+    )
+    path.chmod(0o444)
+    try:
+        for _ in range(2):
+            out, err = child(code, str(vault.root), loop, episode, prefix=prefix).communicate(
+                timeout=120
+            )
+            said = out.splitlines()
+            assert len(said) == 2, (out, err)
+            assert said[0].startswith(
+                f"refused {result.path}: {loop} written to [[Maya Chen]], but checking it in its"
+                " capture note failed ("
+            ), said
+            assert f"{episode} written to [[episodes/" in said[1], said
+            assert all(
+                s.endswith("Accept it again once that is fixed; it is not written twice")
+                for s in said
+            )
+    finally:
+        path.chmod(0o644)
+    assert [d.status for d in vault.captures.accept([loop, episode], today=TODAY)] == [
+        "accepted",
+        "accepted",
+    ]
+    maya = (vault.root / "people/Maya Chen.md").read_text()
+    assert maya.count("- [ ] send the contract to Ana") == 1
+    assert len(list((vault.root / "episodes").glob("*.md"))) == 1
+
+
+def test_candidates_holding_half_a_utf16_pair_are_refused_as_bad_output(vault: Vault) -> None:
+    # JSON's "\udcff" alone (an agent's MCP call) crashed the capture with
+    # UnicodeEncodeError before anything checked the candidates
+    from vaultmem.capture.errors import BadModelOutput
+
+    before = files(vault.root)
+    for field, item in [
+        ("value", {"kind": "fact", "entity": "Maya Chen", "key": "city", "value": "x \udcff"}),
+        ("entity", {"kind": "fact", "entity": "Ma\ud800ya", "key": "city", "value": "x"}),
+        ("value", {"kind": "loop", "entity": "Maya Chen", "value": "call \udfff back"}),
+    ]:
+        with pytest.raises(BadModelOutput) as info:
+            vault.captures.capture_candidates([{**item, "confidence": 0.9}], source="agent")
+        assert f"candidate 1: `{field}` holds U+D" in str(info.value), info.value
+        assert "half of a UTF-16 pair. Nothing was written" in str(info.value)
     assert files(vault.root) == before

@@ -22,6 +22,18 @@ DEADLINE_S = 240.0  # generous: a nice-19 child among nice-0 work gets ~1.5 % of
 REAL_LOCK = disk.lock  # as it is before any test replaces it
 
 
+# The middle of a racing child's script (`go` and `ready` are paths it was given): it says it
+# is ready, then waits for the go, so that every child starts its write at once.
+READY_THEN_GO = """
+ready.write_text("ready")
+give_up = time.monotonic() + 600  # never spin on after the test is gone
+while not go.exists():
+    if time.monotonic() > give_up:
+        sys.exit(99)
+    time.sleep(0.001)
+"""
+
+
 def snapshot(folder: Path) -> dict[str, tuple[bytes | str, int, int]]:
     """Every entry below `folder`: content (or link target), mode and inode."""
     out: dict[str, tuple[bytes | str, int, int]] = {}

@@ -90,6 +90,23 @@ def test_a_symlink_inside_the_vault_reads_its_target(tmp_path: Path) -> None:
     )
 
 
+def test_a_symlink_loop_is_named_as_one(tmp_path: Path) -> None:
+    # it was "changed while it was read; try again", which no second try changes
+    from vaultmem.edit.trash import current_digest
+
+    (tmp_path / "self.md").symlink_to("self.md")
+    (tmp_path / "a.md").symlink_to("b.md")
+    (tmp_path / "b.md").symlink_to("a.md")
+    for path in ("self.md", "a.md"):
+        said = f"{path} is a symlink that leads back to itself (a loop), not a note; nothing"
+        with pytest.raises(CannotEdit) as info:
+            read_note(tmp_path, path)
+        assert str(info.value).startswith(said)
+        with pytest.raises(CannotEdit) as info:
+            current_digest(tmp_path, path)
+        assert str(info.value).startswith(said)
+
+
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.md")
     with pytest.raises(CannotEdit, match="is a FIFO"):

@@ -9,11 +9,14 @@ import logging
 import os
 import shutil
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import (
+    REAL_LINK,
     REAL_RENAME,
     REAL_UNLINK,
     SAMPLE_VAULT,
@@ -25,6 +28,7 @@ from tests.conftest import (
     renamed_once,
 )
 from tests.edit.conftest import (
+    READY_THEN_GO,
     child,
     lock_held,
     locked_then,
@@ -324,8 +328,9 @@ def test_a_file_system_without_hard_links(vault: Path, monkeypatch: pytest.Monke
     ]
 
 
-TRASH_RACE = textwrap.dedent(
-    """
+TRASH_RACE = (
+    textwrap.dedent(
+        """
     import sys, time
     from pathlib import Path
     from vaultmem import edit
@@ -333,17 +338,17 @@ TRASH_RACE = textwrap.dedent(
     from vaultmem.errors import ChangedOnDisk
     root, go, ready = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     held = digest((root / "people/Maya.md").read_bytes())
-    ready.write_text("ready")
-    give_up = time.monotonic() + 600  # never spin on after the test is gone
-    while not go.exists():
-        if time.monotonic() > give_up:
-            sys.exit(99)
-        time.sleep(0.001)
+    """
+    )
+    + READY_THEN_GO
+    + textwrap.dedent(
+        """
     try:
         edit.move_to_trash(root, "people/Maya.md", held)
     except ChangedOnDisk:
         sys.exit(6)
     """
+    )
 )
 
 
@@ -937,4 +942,59 @@ def test_restore_without_hard_links_never_replaces_a_dangling_symlink(
         edit.restore(vault, entry.path)
     monkeypatch.undo()
     assert (vault / "people" / "Maya.md").is_symlink()
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"
+
+
+def _then_unlinked(gone: Path) -> Callable[..., None]:
+    """`os.link` after which another program removes `gone` (a purge or a delete that
+    lands between the link and the unlink of the old name)."""
+
+    def link(src: Any, dst: Any, **kwargs: Any) -> None:
+        REAL_LINK(src, dst, **kwargs)
+        gone.unlink()
+
+    return link
+
+
+def test_an_entry_purged_while_it_is_restored_stays_restored(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the restore linked the file back, a purge removed the trash's name, and the restore,
+    # finding its old name gone, removed the new one: the file had no name left
+    entry = trash(vault, "people/Maya.md")
+    monkeypatch.setattr(os, "link", _then_unlinked(vault / entry.path))
+    assert edit.restore(vault, entry.path) == "people/Maya.md"
+    monkeypatch.undo()
+    assert (vault / "people" / "Maya.md").read_bytes() == b"# Maya\r\n"
+    assert not (vault / entry.path).exists()
+
+
+def test_a_note_deleted_while_it_is_trashed_stays_in_the_trash(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the move linked the note into the trash, another program deleted the note, and the
+    # move, finding the old name gone, took the trash's name back: the file had no name left
+    note = vault / "people" / "Maya.md"
+    monkeypatch.setattr(os, "link", _then_unlinked(note))
+    entry = trash(vault, "people/Maya.md")
+    monkeypatch.undo()
+    assert (vault / entry.path).read_bytes() == b"# Maya\r\n"
+    assert not note.exists()
+
+
+def test_a_move_cut_short_between_its_link_and_unlink_is_finished_by_the_next(
+    vault: Path,
+) -> None:
+    # a crash after the link into the trash left the note with a second name there; the next
+    # `trash` of it linked it again as `Maya 1.md`: two entries of one file, and the first
+    # one unknown to the log
+    note = vault / "people" / "Maya.md"
+    (vault / ".trash" / "people").mkdir(parents=True)
+    os.link(note, vault / ".trash" / "people" / "Maya.md")  # what the crash left
+    entry = trash(vault, "people/Maya.md")
+    assert entry.path == ".trash/people/Maya.md"
+    assert not note.exists()
+    assert [(e.path, e.original, e.known) for e in edit.list_trash(vault)] == [
+        (".trash/people/Maya.md", "people/Maya.md", True)
+    ]
     assert (vault / entry.path).read_bytes() == b"# Maya\r\n"

@@ -1095,7 +1095,8 @@ def test_read_only_and_hard_linked_notes_are_refused_whole(vault: Path) -> None:
         edit.write(vault, change)
     assert str(caught.value) == (
         "people/Maya.md has 2 hard links; writing it would split it from the others, so"
-        " nothing was written"
+        " nothing was written (a `vaultmem trash` of it cut short leaves its second name in"
+        " .trash/: run that again to finish the move)"
     )
 
 

@@ -261,3 +261,12 @@ def test_add_refusals(text: str, kwargs: dict[str, object], says: str) -> None:
     with pytest.raises(Refused) as err:
         plan_add([], text, **kwargs)  # type: ignore[arg-type]
     assert says in str(err.value)
+
+
+def test_a_loop_after_a_block_never_closed_is_refused_saying_why() -> None:
+    with pytest.raises(Refused) as info:
+        plan_add(["# Maya", "```", "code"], "call Ana")
+    assert str(info.value).startswith(
+        "the loop 'call Ana' would not read back as a task at line 6: its text, or a code"
+        " block, comment or math block above it that is never closed"
+    )

@@ -178,7 +178,15 @@ def _text(item: dict[str, Any], field: str, *, required: bool = True) -> str:
         raise ValueError(f"`{field}` must be a non-empty string")
     if len(value) > MAX_FIELD:
         raise ValueError(f"`{field}` is longer than {MAX_FIELD} characters")
+    _no_halves(value, field)
     return " ".join(value.split())
+
+
+def _no_halves(value: str, field: str) -> None:
+    """ValueError when `value` holds JSON's "\ud800" alone: no note can hold it."""
+    half = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+    if half is not None:
+        raise ValueError(f"`{field}` holds U+{ord(half):04X}, half of a UTF-16 pair")
 
 
 def _candidate(
@@ -205,6 +213,8 @@ def _candidate(
     ):
         raise ValueError("`confidence` must be a number from 0 to 1")
     raw_entity = item.get("entity")
+    if isinstance(raw_entity, str):
+        _no_halves(raw_entity, "entity")
     entity = safe_name(raw_entity) if isinstance(raw_entity, str) else ""
     if not entity:
         entity = entity_of(turns[turn_text], user_entity, assistant_entity)

@@ -62,7 +62,12 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
     """
     parts = vault_parts(path)
     top = real_root(root)
-    real = os.path.realpath(os.path.join(top, *_as_on_disk(top, parts)))
+    real = os.path.realpath(os.path.join(top, *as_on_disk(top, parts)))
+    if os.path.islink(real):  # realpath stops at a link it cannot follow to its end: a loop
+        raise CannotEdit(
+            f"{path} is a symlink that leads back to itself (a loop), not a note; nothing was"
+            " changed. Remove the link, or point it at a note"
+        )
     if not inside(real, top):
         raise CannotEdit(
             f"{path} leads outside the vault (a symlink to {real}); vaultmem changes only files"
@@ -71,7 +76,7 @@ def resolve(root: Path, path: str) -> tuple[str, ...]:
     return tuple(os.path.relpath(real, top).split(os.sep))
 
 
-def _as_on_disk(top: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+def as_on_disk(top: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     """`parts` spelled as the names on disk where only Unicode normalisation differs: the index
     keeps paths in NFC, macOS writes names in NFD. An ASCII path is no exception: NFC turns a
     few characters into ASCII ones (the KELVIN SIGN into `K`)."""

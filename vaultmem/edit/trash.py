@@ -54,6 +54,10 @@ def move_to_trash(
     parts = disk.vault_parts(path)
     if parts[0].startswith(".") or any(p.startswith(".") for p in parts):
         raise CannotEdit(f"{path} is not a note or attachment (it is in a hidden folder)")
+    # the names as on disk where only their Unicode form differs (the index keeps NFC, macOS
+    # writes NFD): the move, its log and a restore keep the file's own spelling
+    parts = disk.as_on_disk(disk.real_root(root), parts)
+    path = "/".join(parts)
     when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
     with disk.open_root(root) as root_fd:
         try:
@@ -70,6 +74,8 @@ def move_to_trash(
                 try:
                     if not renamed:  # linked: the old name goes now
                         os.unlink(name, dir_fd=folder_fd)
+                except FileNotFoundError:
+                    pass  # removed meanwhile by another program: the trash holds its last name
                 except OSError as exc:
                     failed = _take_back(root_fd, trashed)  # the other link; the file stays
                     if failed is None:
@@ -214,7 +220,10 @@ def _link_into_trash(
                     follow_symlinks=False,
                 )  # fmt: skip
             except FileExistsError:
-                continue
+                if not _same_inode(trash_fd, candidate, st):
+                    continue
+                # this file's own name, left by a move cut short (a crash between the link
+                # and the unlink): the move goes on from there instead of adding a second one
             except OSError as exc:
                 if exc.errno not in disk.NO_HARD_LINKS:
                     raise _move_error(path, exc) from None
@@ -232,6 +241,14 @@ def _link_into_trash(
         raise AssertionError("unreachable: _free_names never ends")  # pragma: no cover
     finally:
         os.close(trash_fd)
+
+
+def _same_inode(folder_fd: int, name: str, st: os.stat_result) -> bool:
+    try:
+        there = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _free_names(name: str) -> Iterator[str]:
@@ -361,7 +378,8 @@ def _trash_entry(root: Path, path: str) -> TrashEntry:
     """The entry at `path` (`.trash/…`, or a path below the trash), or NoteNotFound."""
     if not path.startswith(TRASH + "/"):
         path = f"{TRASH}/{path}"
-    parts = disk.vault_parts(path)
+    parts = disk.as_on_disk(disk.real_root(root), disk.vault_parts(path))
+    path = "/".join(parts)
     missing = NoteNotFound(f"{path} is not in the trash; `vaultmem trash list` shows what is")
     with disk.open_root(root) as root_fd:
         try:
@@ -437,6 +455,8 @@ def _move_exclusive(src_fd: int, name: str, dest_fd: int, dest_name: str, dest: 
         return
     try:
         os.unlink(name, dir_fd=src_fd)
+    except FileNotFoundError:
+        pass  # purged meanwhile: the restored name is the file's last one, so it stays
     except OSError as exc:
         os.unlink(dest_name, dir_fd=dest_fd)
         raise CannotEdit(f"cannot restore {dest}: {exc.strerror}; nothing was restored") from None

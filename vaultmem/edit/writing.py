@@ -130,7 +130,8 @@ def _replace_in(folder_fd: int, name: str, change: Change, before: str) -> tuple
         if st.st_nlink > 1:  # a rename would leave the other names with the old text
             raise CannotEdit(
                 f"{path} has {st.st_nlink} hard links; writing it would split it from the"
-                " others, so nothing was written"
+                " others, so nothing was written (a `vaultmem trash` of it cut short leaves"
+                " its second name in .trash/: run that again to finish the move)"
             )
         disk.refuse_read_only_file(folder_fd, name, st, path, "nothing was written")
         disk.refuse_read_only_folder(folder_fd, path, "nothing was written")

@@ -99,7 +99,7 @@ def safe_title(title: str) -> str:
     text = unicodedata.normalize("NFC", title)
     out = []
     for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
             out.append(" ")
         elif ch in _UNSAFE:
             out.append(_UNSAFE[ch])

@@ -26,6 +26,7 @@ from vaultmem.memory.lines import (
     LIST_ITEM_RE,
     LineEdit,
     append_to_section,
+    apply,
     child_indent,
     indent_of,
     parse_lines,
@@ -394,6 +395,16 @@ def _add(
         edit = LineEdit(at, at, tuple(new))
     else:
         edit, at = append_to_section(lines, note, FACTS_HEADINGS, new, NEW_SECTION)
+    # where a note ends inside a code block, comment or math block never closed, whatever is
+    # added after it is more of that block: written there, the fact would be lost from view
+    # (and the next `fact set` would add it again)
+    after = apply(lines, [edit])
+    if not any(f.line == at + 1 and f.key_id == key_id(key) for f in parse_facts(after)):
+        raise Refused(
+            f"a new `{key}` fact at line {at + 1} would not read as a fact: a code block,"
+            " comment or math block above it is never closed. Close it in the note (or add"
+            f" `- {key}:: ...` where you want it yourself), then try again"
+        )
     return FactChange("added", key, value, None, block, at + 1, (edit,))
 
 

@@ -25,6 +25,7 @@ from vaultmem.memory.lines import (
     parse_lines,
     width,
 )
+from vaultmem.memory.values import refuse_unpaired
 from vaultmem.model import Task
 from vaultmem.parser import split_link_ref
 from vaultmem.resolver import fold
@@ -369,6 +370,7 @@ def plan_add(
     bad = next((c for c in words if unicodedata.category(c) == "Cc" and c != "\t"), None)
     if bad is not None:
         raise Refused(f"the loop text holds a control character (U+{ord(bad):04X})")
+    refuse_unpaired(words, "the loop text")
     if len(words) > MAX_TEXT_CHARS:
         raise Refused(
             f"the loop text is {len(words):,} characters; a task line holds at most"
@@ -393,5 +395,10 @@ def plan_add(
     edit, at = append_to_section(lines, note, LOOP_HEADINGS, [line], NEW_SECTION)
     made = [x for x in loops_in(path, apply(lines, [edit])) if x.line == at + 1]
     if not made:
-        raise Refused(f"the loop text {words[:60]!r} would not read back as a task")
+        raise Refused(
+            f"the loop {words[:60]!r} would not read back as a task at line {at + 1}: its"
+            " text, or a code block, comment or math block above it that is never closed,"
+            " keeps it from being one. Close the block in the note, or write the loop another"
+            " way, then try again"
+        )
     return edit, made[0]

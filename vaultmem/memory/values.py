@@ -59,6 +59,18 @@ def _link_target(inner: str) -> str:
 # --------------------------------------------------------------------------- checking input
 
 
+def refuse_unpaired(text: str, what: str) -> None:
+    """Refused when `text` holds half of a UTF-16 pair (U+D800-U+DFFF): no encoding holds one.
+    It comes from bytes that were not UTF-8 (a command line decodes them so) or from JSON's
+    `\\ud800` escapes; refused here, it never reaches a note or reads as the note's fault."""
+    bad = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:
+        raise Refused(
+            f"{what} holds U+{ord(bad):04X}, which is not a character (bytes that are not"
+            " UTF-8, or half of a UTF-16 pair): give the text in UTF-8"
+        )
+
+
 def check_key(key: str) -> str:
     """The key, trimmed, or Refused with what a key may be."""
     cleaned = key.strip()
@@ -79,16 +91,18 @@ def check_key(key: str) -> str:
 def check_value(value: str, what: str = "value", limit: int = MAX_VALUE_CHARS) -> str:
     """The value trimmed, or Refused naming what cannot go into one fact line and why."""
     text = value.strip(" \t")
-    if not text:
+    if not text.strip():  # a no-break space alone reads back as no value at all
         raise Refused(f"empty fact {what}: a fact needs a value (to drop a fact, edit the note)")
     if any(c in text for c in _BREAKS):
         raise Refused(
             f"the fact {what} has a line break: a fact is one line. Join the lines, or put long"
             " text in a note and store a link to it ([[Note]])"
         )
+    text = text.strip()  # what the note's reader keeps of it
     bad = next((c for c in text if unicodedata.category(c) == "Cc" and c != "\t"), None)
     if bad is not None:
         raise Refused(f"the fact {what} holds a control character (U+{ord(bad):04X})")
+    refuse_unpaired(text, f"the fact {what}")
     if len(text) > limit:
         raise Refused(
             f"the fact {what} is {len(text):,} characters; a fact holds at most {limit:,}."

@@ -293,6 +293,18 @@ def index_error(exc: Exception, path: Path) -> VaultmemError | None:
     return None
 
 
+def probe_write(conn: Connection) -> None:
+    """Raise SQLite's own error when the index cannot be written now (a read-only file or
+    folder), changing nothing: a write into the vault checks this before it touches a note."""
+    conn.execute("SAVEPOINT probe_write")
+    try:
+        # a write of the same value still takes the write lock, which a read-only file refuses
+        conn.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+    finally:
+        conn.execute("ROLLBACK TO probe_write")
+        conn.execute("RELEASE probe_write")
+
+
 def cache_readable(conn: Connection) -> bool:
     """Whether the embedding cache exists and every row of it reads (a damaged page raises)."""
     exists = conn.execute(
