@@ -31,13 +31,10 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devset as dv
@@ -104,7 +101,7 @@ def capture(name: str, embedder: str, mdn_dir: Path) -> Path:
     last: dict[str, Any] = {}
 
     def rank(candidates: Sequence[ranking.Candidate], facts: Any, query_words: set[str],
-             weights: ranking.Weights = ranking.Weights(), **kwargs: Any) -> Any:
+             weights: ranking.Weights = BASE, **kwargs: Any) -> Any:
         kwargs.pop("memo", None)
         last.clear()
         last.update(candidates=list(candidates), facts=dict(facts),
@@ -130,7 +127,7 @@ def capture(name: str, embedder: str, mdn_dir: Path) -> Path:
     finally:
         ranking.rank = plain_rank  # type: ignore[assignment]
     CAPTURES.mkdir(parents=True, exist_ok=True)
-    path = CAPTURES / f"{name}.pkl"
+    path = CAPTURES / f"{_stem(name, embedder)}.pkl"
     with path.open("wb") as fh:
         pickle.dump(out, fh)
     print(f"[{name}] {len(out)} questions in {time.perf_counter() - started:.0f}s wall, "
@@ -180,21 +177,27 @@ def summary(name: str, rows: Sequence[tuple[Record, dict[str, float]]]) -> str:
     return mean(("R@5", "R@10", "MRR"), every)
 
 
-def load(name: str) -> list[Record]:
+def _stem(name: str, embedder: str) -> str:
+    """A capture's file name: the set, and the embedder unless it is wordllama."""
+    return name if embedder == "wordllama" else f"{name}-{rt.embedder_slug(embedder)}"
+
+
+def load(name: str, embedder: str = "wordllama") -> list[Record]:
     class Unpickler(pickle.Unpickler):
         def find_class(self, module: str, name: str) -> Any:
             if name == "Record":  # captured as __main__.Record or rank_replay.Record
                 return Record
             return super().find_class(module, name)
 
-    with (CAPTURES / f"{name}.pkl").open("rb") as fh:
+    with (CAPTURES / f"{_stem(name, embedder)}.pkl").open("rb") as fh:
         records: list[Record] = Unpickler(fh).load()
     return records
 
 
-def replay(names: Sequence[str], labels: Sequence[str], per_query: Path | None) -> None:
+def replay(names: Sequence[str], labels: Sequence[str], per_query: Path | None,
+           embedder: str = "wordllama") -> None:
     for name in names:
-        records = load(name)
+        records = load(name, embedder)
         # the inputs unchanged must give the captured order: else the capture is not faithful
         wrong = [r.qid for r in records if ranked(r) != r.shown]
         print(f"\n## {name}: {len(records)} questions"
@@ -422,6 +425,8 @@ def main() -> None:
     ap.add_argument("--variants", default="defaults")
     ap.add_argument("--per-query", type=Path, metavar="DIR")
     args = ap.parse_args()
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")  # before numpy is loaded (vaultmem loads it lazily)
     names = [s for s in args.sets.split(",") if s]
     for n in names:
         if n not in SETS:
@@ -441,7 +446,7 @@ def main() -> None:
     for v in labels:
         if v not in REPLAY:
             dv.die(f"unknown variant {v!r}")
-    replay(names, labels, args.per_query)
+    replay(names, labels, args.per_query, args.embedder)
 
 
 if __name__ == "__main__":
