@@ -383,6 +383,17 @@ def long_query(at: int, vecpow: float = 1.0, kwpow: float = 1.0, notepow: float 
     return run
 
 
+def by_held(vector: float, below: float = 1.0) -> Variant:
+    """The meaning weight `vector` when less than `below` of the query's words are in any
+    section (the vault does not hold some of what is asked: meaning reads past the words)."""
+    def run(rec: Record) -> list[str]:
+        if held_share(rec) >= below:
+            return ranked(rec)
+        w = ranking.for_query(_weights(rec), content_words(rec))
+        return ranked(rec, weights=replace(w, vector=vector, long_words=0))
+    return run
+
+
 REPLAY: dict[str, Variant] = {
     "defaults": lambda rec: ranked(rec),
     **{f"vec{v}": weighted(vector=v) for v in (0.15, 0.2, 0.25, 0.35, 0.4, 0.5)},
@@ -409,6 +420,7 @@ REPLAY: dict[str, Variant] = {
        and (n, v, m) != (6, 0.4, 0.45)},
     **{f"long{n}-v{v}-n{m}": long_query(n, vector=v, note=m) for n in (7, 8)
        for v in (0.4, 0.45, 0.5) for m in (0.2, 0.3) if (n, v, m) != (7, 0.4, 0.3)},
+    **{f"held{v}": by_held(v) for v in (0.2, 0.4, 0.5)},
     # on top of the long-query weights (the defaults since round 7): share curves for long queries
     **{f"r7long-vp{p}": long_query(7, vecpow=p) for p in (0.5, 0.75)},
     **{f"r7long-kp{p}": long_query(7, kwpow=p) for p in (0.75, 1.5)},
