@@ -371,7 +371,11 @@ def long_query(at: int, vecpow: float = 1.0, kwpow: float = 1.0, notepow: float 
     """Queries of more than `at` content words get other weights (`changes`, e.g. vector=0.4)
     and share curves (as curved); with `ramp`, the meaning weight grows by `ramp` a word past
     `at` instead (up to `top`)."""
-    short: Variant = ranked
+    def short(rec: Record) -> list[str]:
+        if "long_words" in changes:  # the round-7 rule off for short queries as well
+            return ranked(rec, weights=replace(_weights(rec), long_words=changes["long_words"]))
+        return ranked(rec)
+
     def run(rec: Record) -> list[str]:
         n = content_words(rec)
         if n <= at:
@@ -421,6 +425,13 @@ REPLAY: dict[str, Variant] = {
     **{f"long{n}-v{v}-n{m}": long_query(n, vector=v, note=m) for n in (7, 8)
        for v in (0.4, 0.45, 0.5) for m in (0.2, 0.3) if (n, v, m) != (7, 0.4, 0.3)},
     **{f"held{v}": by_held(v) for v in (0.2, 0.4, 0.5)},
+    # after main d12c761 (routed dates' words kept): the rule off, and the designs that gained
+    # SciFact's train claims most, each from main's weights (the rule off)
+    "nolong": weighted(long_words=0),
+    "m-long5-v0.4-vp0.5": long_query(5, vecpow=0.5, vector=0.4, long_words=0),
+    "m-long4-v0.45": long_query(4, vector=0.45, long_words=0),
+    "m-vec0.5": weighted(vector=0.5, long_words=0),
+    "m-vecpow0.5": curved(vec=0.5, long_words=0),
     # on top of the long-query weights (the defaults since round 7): share curves for long queries
     **{f"r7long-vp{p}": long_query(7, vecpow=p) for p in (0.5, 0.75)},
     **{f"r7long-kp{p}": long_query(7, kwpow=p) for p in (0.75, 1.5)},

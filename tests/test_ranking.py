@@ -440,14 +440,19 @@ def test_name_match_is_the_plain_loops_result(query: set[str], names: list[str])
     assert name_match(query, names) == pytest.approx(_reference_name_match(query, names))
 
 
-LONG = {f"w{i}" for i in range(8)}  # eight searched words: a long query (Weights.long_words 7)
+LONG = {f"w{i}" for i in range(8)}  # eight searched words: a long query past long_words 7
 SHORT = {f"w{i}" for i in range(7)}
+
+
+def test_the_long_query_weights_are_off_by_default() -> None:
+    assert Weights().long_words == 0
+    assert for_query(Weights(), 100) == Weights()
 
 
 def test_a_long_query_weighs_meaning_more_and_the_whole_note_less() -> None:
     chunks = [cand(1, "a.md", 10.0, 0.1), cand(2, "b.md", 8.0, 0.9)]
     notes = {"a.md": 1.0, "b.md": 0.5}
-    w = Weights(heading=0, path=0, graph=0, title=0, authority=0)
+    w = Weights(heading=0, path=0, graph=0, title=0, authority=0, long_words=7)
     short = rank(chunks, {}, SHORT, w, note_scores=notes)
     long = rank(chunks, {}, LONG, w, note_scores=notes)
     # seven words: keyword 1.0 + note 0.6 for a.md (1.6) against 0.8 + 0.3 + 0.3 (1.4) for b.md
@@ -465,7 +470,7 @@ def test_a_long_query_weighs_meaning_more_and_the_whole_note_less() -> None:
 def test_the_long_query_rule_can_be_turned_off_and_keeps_a_weight_that_is_off() -> None:
     chunks = [cand(1, "a.md", 10.0, 0.1), cand(2, "b.md", 8.0, 0.9)]
     notes = {"a.md": 1.0, "b.md": 0.5}
-    w = Weights(heading=0, path=0, graph=0, title=0, authority=0)
+    w = Weights(heading=0, path=0, graph=0, title=0, authority=0, long_words=7)
     off = rank(chunks, {}, LONG, replace(w, long_words=0), note_scores=notes)
     assert [r.path for r in off] == ["a.md", "b.md"]
     assert dict(off[1].parts) == pytest.approx({"keyword": 0.8, "vector": 0.3, "note": 0.3})
@@ -483,3 +488,4 @@ def test_keyword_and_meaning_modes_do_not_take_the_long_query_weights() -> None:
     assert _single("keyword").long_words == 0
     assert _single("semantic").long_words == 0
     assert for_query(_single("semantic"), 20) == _single("semantic")
+    assert for_query(replace(_single("keyword"), long_words=7), 20).vector == 0.0

@@ -822,16 +822,10 @@ def _one_line_holds(text: str, words: list[str]) -> bool:
 
 def _single(mode: Mode) -> ranking.Weights:
     """Keyword-only or meaning-only ranking still gets the small signals (dates, headings)."""
-    if mode == "keyword":  # the long-query weights are hybrid's (measured there only)
-        return ranking.Weights(vector=0.0, long_words=0)
+    if mode == "keyword":
+        return ranking.Weights(vector=0.0)
     return ranking.Weights(
-        keyword=0.0,
-        vector=1.0,
-        low_overlap=0.0,
-        title=0.0,
-        note=0.0,
-        authority=0.0,
-        long_words=0,
+        keyword=0.0, vector=1.0, low_overlap=0.0, title=0.0, note=0.0, authority=0.0
     )
 
 
