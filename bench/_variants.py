@@ -1856,3 +1856,16 @@ def _note_cap(cands: list[ranking.Candidate], notes: dict[str, float] | None,
 
 
 VARIANTS.update({"r6-notecap": lambda vault: _rewritten(vault, _note_cap)})
+
+
+# --------------------------------------------------------------------------- round 7
+# (engineer S, 2026-12-02): the weights by the query's shape. The ideas were swept with
+# bench/rank_replay.py (each question's ranking inputs captured once, ranked again per idea);
+# these run it (r7-long: past 7 words, meaning 0.4 and the whole note 0.3) and the defaults
+# without it (r7-nolong, r7-defaults: the same since the rule is off) through search.run.
+
+VARIANTS.update({
+    "r7-defaults": lambda vault: _plain(vault, replace(ranking.Weights(), long_words=0)),
+    "r7-nolong": lambda vault: _plain(vault, replace(ranking.Weights(), long_words=0)),
+    "r7-long": lambda vault: _plain(vault, replace(ranking.Weights(), long_words=7)),
+})

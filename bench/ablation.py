@@ -55,6 +55,9 @@ def main() -> None:
     parser.add_argument("--tag", default="variants", help="JSON name with --variants")
     parser.add_argument("--variants", default="",
                         help="experimental rankings from bench/_variants.py, comma-separated")
+    parser.add_argument("--scifact-split", choices=("test", "train"), default="test",
+                        help="SciFact's claims: test (300) or train (809, to tune on); the"
+                        " same vault and index (JSON and --per-query files get -train)")
     parser.add_argument("--limit-queries", type=int)
     parser.add_argument("--only", help="run only the variants whose label contains this"
                         " (alternatives separated by |)")
@@ -76,7 +79,7 @@ def main() -> None:
 
     out: dict[str, list[dict[str, object]]] = {}
     for name in args.datasets.split(","):
-        ds = (rt.load_locomo(False) if name == "locomo" else rt.load_scifact()
+        ds = (rt.load_locomo(False) if name == "locomo" else rt.load_scifact(args.scifact_split)
               if name == "scifact" else rt.load_longmemeval())
         if args.embedder:
             ds.name = f"{ds.name}-{rt.embedder_slug(args.embedder)}"
@@ -122,7 +125,8 @@ def main() -> None:
 
                 args.per_query.mkdir(parents=True, exist_ok=True)
                 slug = re.sub(r"[^\w.+-]+", "_", label)
-                with (args.per_query / f"{name}-{slug}.jsonl").open("w") as fh:
+                split = "-train" if name == "scifact" and args.scifact_split == "train" else ""
+                with (args.per_query / f"{name}{split}-{slug}.jsonl").open("w") as fh:
                     fh.writelines(json.dumps(line) + "\n" for line in lines)
             agg = rt.aggregate(scores)
             p50 = sorted(ms)[len(ms) // 2]
@@ -138,6 +142,7 @@ def main() -> None:
         print("(partial run: bench/results/ablation.json left as it was)")
         return
     name = "ablation" + (f"-{args.tag}" if args.variants else "") + (
+        "-scifact-train" if args.scifact_split == "train" and "scifact" in out else "") + (
         f"-{rt.embedder_slug(args.embedder)}" if args.embedder else "")
     write_json(f"{name}.json", out)
 

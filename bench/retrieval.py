@@ -343,8 +343,13 @@ def load_locomo(captions: bool) -> Dataset:
     return Dataset("locomo-captions" if captions else "locomo", notes, queries, stats)
 
 
-def load_scifact() -> Dataset:
+def load_scifact(split: str = "test") -> Dataset:
+    """BEIR SciFact: the 5,183 abstracts, and the claims of one split with their judged
+    abstracts: "test" (300 claims, the benchmark's figure) or "train" (809 claims, to tune on
+    without looking at the test claims). The vault and index are the same for both."""
     require(SCIFACT_DIR, "BEIR SciFact")
+    if split not in ("test", "train"):
+        die(f"unknown SciFact split {split!r} (use test or train)")
     notes: dict[str, str] = {}
     with (SCIFACT_DIR / "corpus.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
@@ -353,22 +358,23 @@ def load_scifact() -> Dataset:
             body = str(doc.get("text") or "").strip()
             notes[f"{doc['_id']}.md"] = (f"# {title}\n\n" if title else "") + body + "\n"
     qrels: dict[str, dict[str, int]] = {}
-    with (SCIFACT_DIR / "qrels" / "test.tsv").open(encoding="utf-8") as fh:
+    with (SCIFACT_DIR / "qrels" / f"{split}.tsv").open(encoding="utf-8") as fh:
         for line in fh:
             parts = line.rstrip("\n").split("\t")
             if len(parts) != 3 or parts[0] == "query-id":
                 continue
             qrels.setdefault(parts[0], {})[f"{parts[1]}.md"] = int(parts[2])
     queries = []
-    with (SCIFACT_DIR / "queries.test.jsonl").open(encoding="utf-8") as fh:
+    # queries.jsonl holds every claim (train and test); queries.test.jsonl the test ones
+    source = "queries.test.jsonl" if split == "test" else "queries.jsonl"
+    with (SCIFACT_DIR / source).open(encoding="utf-8") as fh:
         for line in fh:
             q = json.loads(line)
             if q["_id"] in qrels:
                 queries.append(Query(q["_id"], q["text"], qrels[q["_id"]]))
     if len(queries) != len(qrels):
-        die(f"SciFact: {len(qrels)} judged test queries but {len(queries)} found in "
-            "queries.test.jsonl")
-    return Dataset("scifact", notes, queries, {"abstracts": len(notes)})
+        die(f"SciFact: {len(qrels)} judged {split} queries but {len(queries)} found in {source}")
+    return Dataset("scifact", notes, queries, {"abstracts": len(notes), "split": split})
 
 
 def load_longmemeval() -> Dataset:
@@ -851,6 +857,9 @@ def main() -> None:
                     help="score only N queries, spread evenly over the set (JSON gets -qN)")
     ap.add_argument("--reindex", action="store_true",
                     help="rebuild the vaultmem index from scratch instead of reusing it")
+    ap.add_argument("--scifact-split", choices=("test", "train"), default="test",
+                    help="SciFact's claims: test (300, the benchmark's figure) or train (809, "
+                         "to tune on; the same vault and index; JSON gets -train)")
     ap.add_argument("--captions", action="store_true",
                     help="LoCoMo: add the image captions to the turns (vault locomo-captions)")
     ap.add_argument("--upgrade", action="store_true",
@@ -880,14 +889,15 @@ def main() -> None:
     machine = machine_info()
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     for n in names:
-        ds = (load_locomo(args.captions) if n == "locomo" else load_scifact() if n == "scifact"
-              else load_longmemeval())
+        ds = (load_locomo(args.captions) if n == "locomo"
+              else load_scifact(args.scifact_split) if n == "scifact" else load_longmemeval())
         if args.embedder:  # a vault and index per embedder: an index holds one model's vectors
             ds.name = f"{ds.name}-{embedder_slug(args.embedder)}"
         if args.upgrade:
             ds.name = f"{ds.name}-upgrade"
         res, per_query = run_dataset(ds, args)
-        suffix = (f"-{args.mode}" if args.mode else "") + (
+        split = "-train" if n == "scifact" and args.scifact_split == "train" else ""
+        suffix = split + (f"-{args.mode}" if args.mode else "") + (
             f"-q{args.limit_queries}" if args.limit_queries else "")
         # per-query rows (scores, latency, top 10 of every retriever) are big: kept beside the
         # vault, out of the tracked results

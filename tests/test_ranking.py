@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultmem.dates import DateRoute
-from vaultmem.ranking import Candidate, NoteFacts, Weights, name_match, rank
+from vaultmem.ranking import Candidate, NoteFacts, Weights, for_query, name_match, rank
 
 
 def cand(
@@ -437,3 +438,54 @@ _word = st.text(alphabet="abcdeé_1", min_size=1, max_size=8)
 @settings(max_examples=400, deadline=None)
 def test_name_match_is_the_plain_loops_result(query: set[str], names: list[str]) -> None:
     assert name_match(query, names) == pytest.approx(_reference_name_match(query, names))
+
+
+LONG = {f"w{i}" for i in range(8)}  # eight searched words: a long query past long_words 7
+SHORT = {f"w{i}" for i in range(7)}
+
+
+def test_the_long_query_weights_are_off_by_default() -> None:
+    assert Weights().long_words == 0
+    assert for_query(Weights(), 100) == Weights()
+
+
+def test_a_long_query_weighs_meaning_more_and_the_whole_note_less() -> None:
+    chunks = [cand(1, "a.md", 10.0, 0.1), cand(2, "b.md", 8.0, 0.9)]
+    notes = {"a.md": 1.0, "b.md": 0.5}
+    w = Weights(heading=0, path=0, graph=0, title=0, authority=0, long_words=7)
+    short = rank(chunks, {}, SHORT, w, note_scores=notes)
+    long = rank(chunks, {}, LONG, w, note_scores=notes)
+    # seven words: keyword 1.0 + note 0.6 for a.md (1.6) against 0.8 + 0.3 + 0.3 (1.4) for b.md
+    assert [r.path for r in short] == ["a.md", "b.md"]
+    assert dict(short[1].parts) == pytest.approx({"keyword": 0.8, "vector": 0.3, "note": 0.3})
+    # eight words: meaning 0.4 and the whole note 0.3: a.md 1.0 + 0.3 (1.3), b.md 0.8 + 0.4
+    # + 0.15 (1.35)
+    assert [r.path for r in long] == ["b.md", "a.md"]
+    assert dict(long[0].parts) == pytest.approx({"keyword": 0.8, "vector": 0.4, "note": 0.15})
+    assert dict(long[1].parts) == pytest.approx({"keyword": 1.0, "note": 0.3})
+    for r in long:  # --explain adds up to the score shown
+        assert sum(v for _, v in r.parts) == pytest.approx(r.score)
+
+
+def test_the_long_query_rule_can_be_turned_off_and_keeps_a_weight_that_is_off() -> None:
+    chunks = [cand(1, "a.md", 10.0, 0.1), cand(2, "b.md", 8.0, 0.9)]
+    notes = {"a.md": 1.0, "b.md": 0.5}
+    w = Weights(heading=0, path=0, graph=0, title=0, authority=0, long_words=7)
+    off = rank(chunks, {}, LONG, replace(w, long_words=0), note_scores=notes)
+    assert [r.path for r in off] == ["a.md", "b.md"]
+    assert dict(off[1].parts) == pytest.approx({"keyword": 0.8, "vector": 0.3, "note": 0.3})
+    # keyword-only weights (no meaning, no whole note) stay so for a long query
+    bare = rank(chunks, {}, LONG, replace(w, vector=0.0, note=0.0), note_scores=notes)
+    assert [dict(r.parts) for r in bare] == [{"keyword": 1.0}, {"keyword": 0.8}]
+    # the threshold is configurable: a longer one leaves eight words alone
+    assert for_query(replace(w, long_words=8), 8) == replace(w, long_words=8)
+    assert for_query(w, 8).vector == w.long_vector and for_query(w, 8).note == w.long_note
+
+
+def test_keyword_and_meaning_modes_do_not_take_the_long_query_weights() -> None:
+    from vaultmem.search import _single
+
+    assert _single("keyword").long_words == 0
+    assert _single("semantic").long_words == 0
+    assert for_query(_single("semantic"), 20) == _single("semantic")
+    assert for_query(replace(_single("keyword"), long_words=7), 20).vector == 0.0
