@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,6 +72,29 @@ def json_option(what: str, per_line: bool = False) -> Callable[[F], F]:
         "as_json",
         is_flag=True,
         help=f"Print {what} as JSON ({shape}; see docs/json.md).",
+    )
+
+
+MAX_WAIT = 86_400.0  # a day; FloatRange refuses inf with it (and not nan: see _finite_seconds)
+
+
+def _finite_seconds(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if math.isnan(value):  # no comparison holds for nan, so FloatRange lets it through
+        raise click.BadParameter(f"{value} is not a number of seconds (0 to {MAX_WAIT:g})")
+    return value
+
+
+def wait_option(help: str) -> Callable[[F], F]:
+    """The `--wait SECONDS` of every command that takes the index's lock: how long to wait for
+    a reindex or a write holding it (exit code 4 after); `help` says what waits."""
+    return click.option(
+        "--wait",
+        type=click.FloatRange(min=0, max=MAX_WAIT),
+        callback=_finite_seconds,
+        default=60.0,
+        show_default=True,
+        metavar="SECONDS",
+        help=help,
     )
 
 

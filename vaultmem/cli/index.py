@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import signal
 import sys
 import threading
@@ -14,21 +13,21 @@ from pathlib import Path
 import click
 
 from vaultmem import dialect, live
-from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural, progress_bar
+from vaultmem.cli.context import (
+    Ctx,
+    emit_json,
+    human_bytes,
+    json_option,
+    plural,
+    progress_bar,
+    wait_option,
+)
 from vaultmem.config import config_path
 from vaultmem.embed_upgrade import Status
 from vaultmem.errors import VaultmemError
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import Freshness
 from vaultmem.vault import Stats, Vault
-
-MAX_WAIT = 86_400.0  # a day; FloatRange refuses inf with it (and not nan: see below)
-
-
-def _finite_seconds(value: float) -> float:
-    if math.isnan(value):  # no comparison holds for nan, so FloatRange lets it through
-        raise click.BadParameter(f"{value} is not a number of seconds (0 to {MAX_WAIT:g})")
-    return value
 
 
 def register_commands(cli: click.Group) -> None:
@@ -74,15 +73,7 @@ def init(obj: Ctx) -> None:
 
 @click.command("reindex")
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch.")
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0, max=MAX_WAIT),
-    callback=lambda _ctx, _param, value: _finite_seconds(value),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait for another running reindex before giving up.",
-)
+@wait_option("How long to wait for another reindex or a write holding the index (exit 4 after).")
 @click.option("--no-embed", is_flag=True, help="Skip making vectors (keyword search only).")
 @click.option(
     "--embeddings",

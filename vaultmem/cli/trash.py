@@ -10,12 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sys
-from typing import Any
 
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural
+from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural, wait_option
 from vaultmem.edit import TrashEntry
 from vaultmem.errors import NoIndex, NoteNotFound
 from vaultmem.vault import Vault
@@ -29,15 +28,7 @@ def register_commands(cli: click.Group) -> None:
     cli.add_command(restore_cmd)
 
 
-def wait_option(f: Any) -> Any:
-    return click.option(
-        "--wait",
-        type=click.FloatRange(0, 3600),
-        default=60.0,
-        show_default=True,
-        metavar="SECONDS",
-        help="How long to wait for a reindex or write holding the index (exit 4 after).",
-    )(f)
+WAIT_HELP = "How long to wait for a reindex or a write holding the index (exit 4 after)."
 
 
 class TrashGroup(click.Group):
@@ -77,7 +68,7 @@ def _vault_path(vault: Vault, ref: str) -> str:
 
 @trash_group.command("move")
 @click.argument("note")
-@wait_option
+@wait_option(WAIT_HELP)
 @json_option("where the file went, and the reindex")
 @click.pass_obj
 def move_cmd(obj: Ctx, note: str, wait: float, as_json: bool) -> None:
@@ -195,7 +186,7 @@ def _trash_paths(entries: tuple[str, ...]) -> set[str]:
 @click.command("restore")
 @click.argument("entry")
 @click.option("--to", "to", metavar="PATH", help="Restore to this vault path instead.")
-@wait_option
+@wait_option(WAIT_HELP)
 @json_option("where the file is now, and the reindex")
 @click.pass_obj
 def restore_cmd(obj: Ctx, entry: str, to: str | None, wait: float, as_json: bool) -> None:
