@@ -6,11 +6,19 @@ Ctrl+C in a reindex)."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import pytest
+import sqlean
 
 from tests.conftest import ROOT, write_files
 from tests.test_cli import run
@@ -97,3 +105,115 @@ def test_a_wait_of_more_than_an_hour_is_taken_by_every_command() -> None:
             if param.name == "wait":
                 assert param.type_cast_value(click.Context(command), "7200") == 7200.0, name
     assert not math.isnan(context.MAX_WAIT)
+
+
+CAPSH = shutil.which("capsh")
+needs_capsh = pytest.mark.skipif(CAPSH is None, reason="needs capsh to drop root's override")
+
+
+def as_a_person(*args: str) -> subprocess.CompletedProcess[str]:
+    """`vaultmem ARGS` without root's override of file permissions (capsh drops it), as a
+    person's account meets chmod 000 and read-only folders; as is, when not run as root."""
+    command = shlex.join([sys.executable, "-m", "vaultmem", *args])
+    argv = ["bash", "-c", command]
+    if os.geteuid() == 0:
+        assert CAPSH is not None
+        argv = [CAPSH, "--drop=cap_dac_override,cap_dac_read_search", "--", "-c", command]
+    env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        env={**env, "VAULTMEM_EMBEDDER": "fake"},
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+@contextlib.contextmanager
+def mode(path: Path, bits: int) -> Iterator[None]:
+    before = path.stat().st_mode & 0o7777
+    os.chmod(path, bits)
+    try:
+        yield
+    finally:
+        os.chmod(path, before)
+
+
+def said_cleanly(done: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
+    assert done.returncode == code, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error: "), done.stderr
+    for word in words:
+        assert word in done.stderr, (word, done.stderr)
+
+
+@needs_capsh
+def test_an_unreadable_vault_folder_is_a_message_not_a_traceback(notes: Path) -> None:
+    """A vault folder chmod 000 crashed every command with PermissionError from the config."""
+    with mode(notes, 0):
+        done = as_a_person("--vault", str(notes), "stats")
+    said_cleanly(done, 2, f"cannot read the vault folder {notes} (Permission denied)", "ls -ld")
+    with mode(notes / ".obsidian", 0):  # not vaultmem's: read only as the notes need
+        assert as_a_person("--vault", str(notes), "reindex").returncode == 0
+    with mode(notes / ".vaultmem", 0):
+        done = as_a_person("--vault", str(notes), "search", "heat")
+    said_cleanly(done, 2, f"cannot read {notes / '.vaultmem' / 'config.toml'} (Permission")
+
+
+@needs_capsh
+def test_init_in_a_read_only_vault_says_how_to_index_it_elsewhere(notes: Path) -> None:
+    with mode(notes, 0o555):
+        done = as_a_person("--vault", str(notes), "init")
+        said_cleanly(done, 2, "cannot write the settings", "--index PATH reindex")
+        assert not (notes / ".vaultmem").exists()
+        elsewhere = notes.parent / "elsewhere.db"
+        done = as_a_person("--vault", str(notes), "--index", str(elsewhere), "reindex")
+        assert done.returncode == 0, done.stderr
+    assert "2 notes" in done.stdout
+
+
+@needs_capsh
+def test_an_index_closed_to_this_account_says_so_instead_of_rebuild_it(notes: Path) -> None:
+    """An index file chmod 000 or read-only was called damaged ('run `vaultmem reindex
+    --full`'), which fails the same way, or refuses the file as not an index."""
+    assert run("--vault", str(notes), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    index = notes / ".vaultmem" / "index.db"
+    with mode(index, 0):
+        for args in (("stats",), ("search", "heat"), ("reindex",), ("reindex", "--full")):
+            done = as_a_person("--vault", str(notes), *args)
+            said_cleanly(done, 3, "this account may not read it", "--index PATH")
+            assert "reindex --full" not in done.stderr and "not a vaultmem index" not in done.stderr
+    conn = sqlean.connect(str(index))  # the journal into the file: none left beside it
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    assert not Path(f"{index}-wal").exists()
+    before = index.read_bytes()
+    with mode(index, 0o444), mode(index.parent, 0o555):
+        for args in (("stats",), ("search", "heat"), ("reindex", "--full")):
+            done = as_a_person("--vault", str(notes), *args)
+            said_cleanly(done, 3, "read-only for this account", "ls -ld")
+            assert "reindex --full" not in done.stderr
+    assert index.read_bytes() == before
+
+
+def test_a_file_at_the_index_path_that_is_no_index_is_not_sent_to_reindex_full(
+    notes: Path,
+) -> None:
+    """Junk at the index path was 'cannot be read: run `vaultmem reindex --full`', and that
+    refused it ('not a vaultmem index'): the first message now says what the second does."""
+    junk = notes.parent / "mine.db"
+    junk.write_bytes(b"my own data, not an index\n" * 4000)
+    for args in (("stats",), ("search", "heat"), ("reindex",), ("reindex", "--full")):
+        done = run("--vault", str(notes), "--index", str(junk), *args)
+        assert done.returncode in (2, 3), done.stderr
+        assert "not a vaultmem index" in done.stderr and "--index PATH" in done.stderr
+        assert "run `vaultmem reindex --full`" not in done.stderr, args
+    assert junk.read_bytes() == b"my own data, not an index\n" * 4000
+    damaged = notes / ".vaultmem" / "index.db"  # vaultmem's own, damaged: --full still mends
+    assert run("--vault", str(notes), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    with open(damaged, "r+b") as handle:
+        handle.truncate(5000)
+    done = run("--vault", str(notes), "stats")
+    said_cleanly(done, 3, "run `vaultmem reindex --full`")
+    assert run("--vault", str(notes), "reindex", "--full").returncode == 0
