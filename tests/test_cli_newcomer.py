@@ -9,6 +9,8 @@ import ast
 import contextlib
 import math
 import os
+import pty
+import re
 import shlex
 import shutil
 import subprocess
@@ -217,3 +219,45 @@ def test_a_file_at_the_index_path_that_is_no_index_is_not_sent_to_reindex_full(
     done = run("--vault", str(notes), "stats")
     said_cleanly(done, 3, "run `vaultmem reindex --full`")
     assert run("--vault", str(notes), "reindex", "--full").returncode == 0
+
+
+def in_a_terminal(*args: str, env: dict[str, str]) -> str:
+    """What `vaultmem ARGS` prints on a terminal (a pseudo-terminal for stdout and stderr)."""
+    main, sub = pty.openpty()
+    full_env = {k: v for k, v in os.environ.items() if k not in ("VAULTMEM_VAULT", "NO_COLOR")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=sub,
+        stderr=sub,
+        env={**full_env, "TERM": "xterm", **env},
+    )
+    os.close(sub)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other end closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    assert proc.wait(timeout=300) == 0
+    return b"".join(chunks).decode()
+
+
+def test_no_color_takes_the_colour_out_of_a_terminal_too(notes: Path) -> None:
+    """click strips colour only from pipes; NO_COLOR (no-color.org) was ignored."""
+    assert run("--vault", str(notes), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    for command in (("search", "heat", "--explain"), ("show", "Meeting")):
+        coloured = in_a_terminal("--vault", str(notes), *command, env={})
+        assert "\x1b[" in coloured and "Meeting" in coloured
+        plain = in_a_terminal("--vault", str(notes), *command, env={"NO_COLOR": "1"})
+        assert "\x1b[" not in plain
+        assert plain.replace("\r\n", "\n") == re.sub(r"\x1b\[[0-9;]*m", "", coloured).replace(
+            "\r\n", "\n"
+        )
+        assert "\x1b[" in in_a_terminal("--vault", str(notes), *command, env={"NO_COLOR": ""})
+        piped = run("--vault", str(notes), *command)
+        assert "\x1b[" not in piped.stdout + piped.stderr

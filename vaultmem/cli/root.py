@@ -9,6 +9,7 @@ read, so nothing was written.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -299,7 +300,9 @@ def _finds_vault(given: str | None) -> bool:
 def main() -> None:
     """The console script: click's own errors, then VaultmemError, each with its exit code."""
     try:
-        cli.main(prog_name="vaultmem", standalone_mode=False)
+        # NO_COLOR (https://no-color.org): set and not empty, no colour even in a terminal
+        # (click alone strips it only from pipes); None lets click decide as before
+        cli.main(prog_name="vaultmem", standalone_mode=False, color=_color())
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
@@ -311,3 +314,7 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         sys.exit(0)
+
+
+def _color() -> bool | None:
+    return False if os.environ.get("NO_COLOR") else None
