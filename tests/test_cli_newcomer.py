@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import json
 import math
 import os
 import pty
 import re
+import select
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +27,7 @@ import sqlean
 
 from tests.conftest import ROOT, write_files
 from tests.test_cli import run
+from tests.test_cli_daily import CTRL_C
 from vaultmem.cli import context
 from vaultmem.cli.root import cli
 
@@ -261,3 +265,72 @@ def test_no_color_takes_the_colour_out_of_a_terminal_too(notes: Path) -> None:
         assert "\x1b[" in in_a_terminal("--vault", str(notes), *command, env={"NO_COLOR": ""})
         piped = run("--vault", str(notes), *command)
         assert "\x1b[" not in piped.stdout + piped.stderr
+
+
+def interrupted_in_a_terminal(vault: Path, *args: str) -> tuple[int, str]:
+    """`vaultmem ARGS` on a terminal, sent Ctrl+C's SIGINT once its progress bar has moved
+    (so the work is under way, with most of it left): its exit code and what it printed."""
+    main, sub = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
+    proc = subprocess.Popen(
+        [*CTRL_C, "-m", "vaultmem", "--vault", str(vault), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=sub,
+        stderr=sub,
+        env={**env, "TERM": "xterm", "VAULTMEM_EMBEDDER": "fake"},
+    )
+    os.close(sub)
+    seen = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([main], [], [], 300)
+        assert ready, f"nothing printed for 300 s: {seen[-500:]!r}"
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not sent and re.search(rb"indexing notes .*\]\s+[1-9]\d?%", seen):
+            proc.send_signal(signal.SIGINT)
+            sent = True
+    os.close(main)
+    assert sent, f"no progress bar seen: {seen[-500:]!r}"
+    return proc.wait(timeout=300), seen.decode(errors="replace")
+
+
+@pytest.fixture
+def many(tmp_path: Path) -> Path:
+    """Enough notes that a reindex takes a while (seconds even on an idle machine)."""
+    root = tmp_path / "many"
+    body = "\n".join(f"Line {i} about heat pumps, tariffs and [[Note {i}]]." for i in range(40))
+    write_files(root, {f"n/Note {i}.md": f"# Note {i}\n{body}\n" for i in range(1500)})
+    (root / ".obsidian").mkdir()
+    return root
+
+
+def test_ctrl_c_in_a_reindex_exits_130_and_leaves_a_usable_index(many: Path) -> None:
+    """Ctrl+C gave click's bare 'aborted'; the index it leaves must answer, and a reindex
+    must finish the job (a first index commits in batches; a full rebuild all or nothing)."""
+    code, said = interrupted_in_a_terminal(many, "reindex", "--no-embed")
+    assert code == 130, said
+    assert "interrupted: what was indexed so far is kept" in said and "Traceback" not in said
+    assert "run `vaultmem reindex` to finish" in said and "aborted" not in said
+    assert "\x1b[?25h" in said  # the bar closed: the cursor shown again
+    stats = run("--vault", str(many), "stats", "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert 0 <= json.loads(stats.stdout)["notes"] < 1500
+    assert run("--vault", str(many), "search", "heat", "--mode", "keyword").returncode == 0
+
+    done = run("--vault", str(many), "reindex", "--no-embed", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["notes"] == 1500
+
+    code, said = interrupted_in_a_terminal(many, "reindex", "--full", "--no-embed")
+    assert code == 130, said
+    assert "interrupted: the index is as it was before" in said and "Traceback" not in said
+    stats = run("--vault", str(many), "stats", "--json")
+    assert stats.returncode == 0 and json.loads(stats.stdout)["notes"] == 1500, stats.stderr
+    found = run("--vault", str(many), "search", "Note 7", "--mode", "keyword", "--json")
+    assert found.returncode == 0 and json.loads(found.stdout)["results"], found.stderr

@@ -7,7 +7,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -49,7 +51,7 @@ def init(obj: Ctx) -> None:
     config = config_path(vault.root)
     created = vault.init()
     click.echo(("created " if created else "kept ") + f"{config} (settings; every key optional)")
-    with progress_bar() as progress:
+    with _interruptible(vault, full=False), progress_bar() as progress:
         report = vault.reindex(progress=progress)
     if report.embeddings.notice:
         click.echo(f"note: {report.embeddings.notice}", err=True)
@@ -94,7 +96,7 @@ def reindex_cmd(
     def waiting(message: str) -> None:
         click.echo(message, err=True)
 
-    with progress_bar() as progress:
+    with _interruptible(vault, full), progress_bar() as progress:
         report: ReindexReport = vault.reindex(
             full=full,
             progress=progress,
@@ -111,6 +113,28 @@ def reindex_cmd(
         click.echo(report.summary())
         if report.skipped:
             _say_skipped(vault.skipped_files())
+
+
+INTERRUPTED = 130  # Ctrl+C, as a shell reports a process SIGINT ended
+
+
+@contextmanager
+def _interruptible(vault: Vault, full: bool) -> Iterator[None]:
+    """Ctrl+C in a reindex: exit code 130 and what the index holds now, with what to run
+    (click's own answer was a bare "aborted"). Around the progress bar, so the bar is
+    closed (and the cursor shown again) before this is said."""
+    rebuild = full and vault.index_path.exists()
+    try:
+        yield
+    except KeyboardInterrupt:
+        if rebuild:  # one transaction, rolled back: the index as it was
+            said = "the index is as it was before (a full rebuild keeps all of it or none);"
+            said += " run `vaultmem reindex --full` again to rebuild it"
+        else:  # batches commit as they go, vectors after the text
+            said = "what was indexed so far is kept and searchable;"
+            said += " run `vaultmem reindex` to finish (it goes on from there)"
+        click.echo(f"interrupted: {said}", err=True)
+        sys.exit(INTERRUPTED)
 
 
 SKIPPED_SHOWN = 5  # a vault with many skipped files gets a few lines, and doctor for the rest
