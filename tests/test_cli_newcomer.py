@@ -334,3 +334,15 @@ def test_ctrl_c_in_a_reindex_exits_130_and_leaves_a_usable_index(many: Path) -> 
     assert stats.returncode == 0 and json.loads(stats.stdout)["notes"] == 1500, stats.stderr
     found = run("--vault", str(many), "search", "Note 7", "--mode", "keyword", "--json")
     assert found.returncode == 0 and json.loads(found.stdout)["results"], found.stderr
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    """`recall --days`, `gate --budget`, `graph path --max-depth`, `salience --top` and nine
+    more showed only their type in `--help`."""
+    silent = [
+        f"{name} {param.opts[0]}"
+        for name, command in _commands(cli).items()
+        for param in command.params
+        if isinstance(param, click.Option) and param.name != "help" and not param.help
+    ]
+    assert silent == []

@@ -40,7 +40,13 @@ def tui(obj: Ctx) -> None:
     show_default=True,
     help="Address to bind with --http; anything but loopback needs --token.",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port to serve on with --http.",
+)
 @click.option(
     "--token",
     metavar="SECRET",

@@ -181,7 +181,12 @@ def episode_group() -> None:
 
 @episode_group.command("add")
 @click.argument("title")
-@click.option("--outcome", type=click.Choice(ep.OUTCOMES), required=True)
+@click.option(
+    "--outcome",
+    type=click.Choice(ep.OUTCOMES),
+    required=True,
+    help="How it ended (or that it goes on).",
+)
 @click.option("--entity", "entities", multiple=True, metavar="NOTE", help="What it was about.")
 @click.option("--date", "date_text", metavar="WHEN", help=f"When it happened ({TIME_HELP}).")
 @click.option("--duration", metavar="TIME", help="How long it took (45m, 1.5 hours).")
@@ -228,7 +233,7 @@ def episode_add_cmd(
 @click.command("episodes")
 @click.option("--since", "since_text", metavar="WHEN", help=f"From ({TIME_HELP}).")
 @click.option("--until", "until_text", metavar="WHEN", help="Up to and including.")
-@click.option("--outcome", type=click.Choice(ep.OUTCOMES))
+@click.option("--outcome", type=click.Choice(ep.OUTCOMES), help="Only episodes with this outcome.")
 @click.option("--entity", "entities", multiple=True, metavar="NOTE", help="About this note.")
 @now_option
 @json_option("the episodes")
@@ -266,7 +271,11 @@ def episodes_cmd(
 @click.command("trends")
 @click.argument("entity")
 @click.option(
-    "--granularity", type=click.Choice(ep.GRANULARITIES), default="week", show_default=True
+    "--granularity",
+    type=click.Choice(ep.GRANULARITIES),
+    default="week",
+    show_default=True,
+    help="The length of each period.",
 )
 @click.option("--since", "since_text", metavar="WHEN", help=f"From ({TIME_HELP}).")
 @now_option
@@ -347,7 +356,7 @@ def loop_group() -> None:
 @click.argument("text")
 @click.option("--note", "note_ref", required=True, metavar="NOTE", help="The note it goes in.")
 @click.option("--due", "due_text", metavar="WHEN", help=f"Due date ({TIME_HELP}).")
-@click.option("--priority", type=click.Choice(lp.PRIORITIES))
+@click.option("--priority", type=click.Choice(lp.PRIORITIES), help="How pressing it is.")
 @click.pass_obj
 def loop_add_cmd(
     obj: Ctx, text: str, note_ref: str, due_text: str | None, priority: str | None
@@ -378,8 +387,21 @@ def loop_resolve_cmd(obj: Ctx, ref: str) -> None:
 
 @click.command("recall")
 @click.argument("message")
-@click.option("--days", type=click.IntRange(min=1), default=rc.DEFAULT_DAYS, show_default=True)
-@click.option("--budget", type=click.IntRange(min=1), default=rc.DEFAULT_BUDGET, show_default=True)
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=rc.DEFAULT_DAYS,
+    show_default=True,
+    help="How many days back an episode counts as recent work.",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=rc.DEFAULT_BUDGET,
+    show_default=True,
+    metavar="CHARS",
+    help="The most characters the block may take.",
+)
 @click.option("--include-expired", is_flag=True, help="Keep notes past their decay tier.")
 @now_option
 @json_option("the block and its lines")
@@ -414,7 +436,14 @@ def recall_cmd(
 @click.command("gate")
 @click.argument("message")
 @click.option("--llm", "llm_spec", metavar="SPEC", help="Ask this model too (ollama:MODEL…).")
-@click.option("--budget", type=click.IntRange(min=1), default=rc.DEFAULT_BUDGET, show_default=True)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=rc.DEFAULT_BUDGET,
+    show_default=True,
+    metavar="CHARS",
+    help="The most characters the context may take.",
+)
 @now_option
 @json_option("the decision (and its context)")
 @click.pass_obj
@@ -453,7 +482,13 @@ def gate_cmd(
 
 
 @click.command("salience")
-@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--top",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many notes and facts to list.",
+)
 @now_option
 @json_option("the notes and facts, with their reasons")
 @click.pass_obj

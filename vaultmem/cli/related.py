@@ -14,7 +14,13 @@ def register_commands(cli: click.Group) -> None:
 
 @click.command()
 @click.argument("note")
-@click.option("--limit", type=click.IntRange(1, 200), default=10, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 200),
+    default=10,
+    show_default=True,
+    help="How many related notes to list.",
+)
 @json_option("the related notes, each with its reasons")
 @click.pass_obj
 def related(obj: Ctx, note: str, limit: int, as_json: bool) -> None:
