@@ -346,3 +346,75 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
         if isinstance(param, click.Option) and param.name != "help" and not param.help
     ]
     assert silent == []
+
+
+@pytest.fixture
+def nested(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "Home.md": "# Home\nSee [[Plan]].\n",
+            "work/Plan.md": "# Plan\n## Risks\nThe heat pump arrives late.\n\nowner:: [[Home]]\n",
+            "work/projects/Pump.md": "# Pump\nLinks [[Plan#Risks]].\n",
+            "personal/Home notes.md": "# Home notes\n",
+        },
+    )
+    (tmp_path / "outside.md").write_text("# Outside\nsecret\n")
+    assert run("--vault", str(root), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    return root
+
+
+def test_a_note_named_by_the_path_the_shell_completed_is_found(nested: Path) -> None:
+    """`vaultmem show ./work/Plan.md` (tab completion in the vault), `show Plan.md` and
+    `show projects/Pump.md` from work/, or the absolute path: 'no note named …' before."""
+    work = nested / "work"
+    for cwd, ref, path in [
+        (nested, "./work/Plan.md", "work/Plan.md"),
+        (work, "Plan.md", "work/Plan.md"),
+        (work, "./projects/Pump.md", "work/projects/Pump.md"),
+        (work, "projects/Pump.md", "work/projects/Pump.md"),
+        (work, "../Home.md", "Home.md"),
+        (nested.parent, str(work / "Plan.md"), "work/Plan.md"),
+        (work, "personal/Home notes.md", "personal/Home notes.md"),  # a vault path still is
+        (work, "Home", "Home.md"),  # a title still is, whatever the folder
+    ]:
+        done = run("--vault", str(nested), "show", ref, "--json", cwd=cwd)
+        assert done.returncode == 0, (ref, done.stderr)
+        assert json.loads(done.stdout)["path"] == path, ref
+    got = run("--vault", str(nested), "get", "Plan.md#Risks", cwd=work)
+    assert got.returncode == 0 and got.stdout.startswith("## Risks"), got.stderr
+    moved = run("--vault", str(nested), "backlinks", "./Plan.md", "--json", cwd=work)
+    assert [b["path"] for b in json.loads(moved.stdout)["backlinks"]] == [
+        "Home.md",
+        "work/projects/Pump.md",
+    ]
+    hops = run("--vault", str(nested), "graph", "path", "../Home.md", "projects/Pump.md", cwd=work)
+    assert hops.returncode == 0, hops.stderr
+    fact = run("--vault", str(nested), "fact", "get", "./Plan.md", "owner", cwd=work)
+    assert fact.returncode == 0 and "Home" in fact.stdout, fact.stderr
+
+
+def test_a_file_path_outside_the_vault_names_no_note(nested: Path) -> None:
+    for ref in ("../outside.md", str(nested.parent / "outside.md"), "../../etc/passwd"):
+        done = run("--vault", str(nested), "get", ref, cwd=nested)
+        assert done.returncode == 1 and f"no note named '{ref}'" in done.stderr, ref
+        assert "secret" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ("Plan", "Plan"),
+        ("work/Plan.md#Risks", "work/Plan.md#Risks"),
+        ("./work/Plan.md#Risks", "work/Plan.md#Risks"),
+        ("work/Nope.md", "work/Nope.md"),
+        ("./nope.md", "./nope.md"),
+        ("../outside.md", "../outside.md"),
+    ],
+)
+def test_vault_path_of_keeps_what_names_no_file_in_the_vault(
+    nested: Path, ref: str, expected: str
+) -> None:
+    assert context.vault_path_of(nested, ref, nested) == expected

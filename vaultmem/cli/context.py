@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -61,6 +62,36 @@ class Ctx:
         for warning in unknown_key_warnings(vault.config):
             click.echo(f"warning: {warning}", err=True)
         return vault
+
+
+def vault_path_of(root: Path, ref: str, cwd: Path) -> str:
+    """NOTE as the shell completes it, a file path (`./work/Plan.md` in the vault, `Plan.md`
+    from its folder `work/`, `~/Notes/work/Plan.md` from anywhere), as the vault path it
+    names: the core knows notes by vault path, title or alias only. A vault path, a title, an
+    alias, anything not naming a file inside the vault comes back as given (and `#Heading`
+    stays on)."""
+    note, sep, heading = ref.partition("#")
+    if not note or not ("/" in note or note.startswith("~") or (cwd / note).is_file()):
+        return ref  # a title or an alias
+    as_given = Path(note)
+    if not as_given.is_absolute() and ".." not in as_given.parts and (root / note).is_file():
+        return as_given.as_posix() + sep + heading  # a vault path (`./` dropped) comes first
+    full = Path(os.path.abspath(cwd / as_given.expanduser()))
+    for candidate in (full, full.resolve()):  # the vault's root is resolved; a path may not be
+        if candidate.is_relative_to(root) and candidate != root and candidate.is_file():
+            return candidate.relative_to(root).as_posix() + sep + heading
+    return ref
+
+
+def note_path(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """The callback of a NOTE argument or option (one, or several): each a vault path, title
+    or alias, or a file path the shell completed (see `vault_path_of`)."""
+    obj = ctx.find_object(Ctx)
+    if obj is None or value is None:
+        return value
+    if isinstance(value, tuple):
+        return tuple(vault_path_of(obj.vault.root, v, Path.cwd()) for v in value)
+    return vault_path_of(obj.vault.root, value, Path.cwd())
 
 
 def json_option(what: str, per_line: bool = False) -> Callable[[F], F]:

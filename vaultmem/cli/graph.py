@@ -8,7 +8,7 @@ import click
 
 from vaultmem import dialect
 from vaultmem import graph as link_graph
-from vaultmem.cli.context import Ctx, emit_json, json_option, plural
+from vaultmem.cli.context import Ctx, emit_json, json_option, note_path, plural
 
 
 def register_commands(cli: click.Group) -> None:
@@ -26,8 +26,8 @@ def graph_group() -> None:
 
 
 @graph_group.command("path")
-@click.argument("start")
-@click.argument("end")
+@click.argument("start", callback=note_path)
+@click.argument("end", callback=note_path)
 @click.option(
     "--max-depth",
     type=click.IntRange(1, 50),
@@ -86,7 +86,7 @@ def path_cmd(
 
 
 @graph_group.command("neighbors")
-@click.argument("note")
+@click.argument("note", callback=note_path)
 @click.option(
     "--depth",
     type=click.IntRange(1, 10),

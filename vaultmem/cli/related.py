@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option
+from vaultmem.cli.context import Ctx, emit_json, json_option, note_path
 
 
 def register_commands(cli: click.Group) -> None:
@@ -13,7 +13,7 @@ def register_commands(cli: click.Group) -> None:
 
 
 @click.command()
-@click.argument("note")
+@click.argument("note", callback=note_path)
 @click.option(
     "--limit",
     type=click.IntRange(1, 200),

@@ -14,7 +14,15 @@ import sys
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural, wait_option
+from vaultmem.cli.context import (
+    Ctx,
+    emit_json,
+    human_bytes,
+    json_option,
+    note_path,
+    plural,
+    wait_option,
+)
 from vaultmem.edit import TrashEntry
 from vaultmem.errors import NoIndex, NoteNotFound
 from vaultmem.vault import Vault
@@ -67,7 +75,7 @@ def _vault_path(vault: Vault, ref: str) -> str:
 
 
 @trash_group.command("move")
-@click.argument("note")
+@click.argument("note", callback=note_path)
 @wait_option(WAIT_HELP)
 @json_option("where the file went, and the reindex")
 @click.pass_obj
