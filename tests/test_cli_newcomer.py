@@ -418,3 +418,17 @@ def test_vault_path_of_keeps_what_names_no_file_in_the_vault(
     nested: Path, ref: str, expected: str
 ) -> None:
     assert context.vault_path_of(nested, ref, nested) == expected
+
+
+@pytest.mark.parametrize("entry", ["../../etc/passwd", "/etc/passwd", "a/../../b.md", "..\\x.md"])
+def test_a_trash_entry_that_could_lead_elsewhere_is_bad_usage(notes: Path, entry: str) -> None:
+    """`restore ../../etc/passwd` said \"'.trash/../../etc/passwd' is not a path inside the
+    vault; give it relative to the vault root\", though ENTRY is a path in .trash/ (exit 1);
+    `trash purge` said it only when the trash held something."""
+    for args in (("restore", entry), ("trash", "purge", entry, "--yes")):
+        done = run("--vault", str(notes), *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "is not a trash entry: give its path in .trash/ as `vaultmem trash list`" in (
+            done.stderr
+        )
+        assert ".trash/.." not in done.stderr

@@ -158,7 +158,8 @@ def purge_cmd(
     vault = obj.vault
     now = dt.datetime.now(dt.UTC)
     if entries:
-        chosen = [e for e in vault.list_trash() if e.path in _trash_paths(entries)]
+        named = _trash_paths(entries)
+        chosen = [e for e in vault.list_trash() if e.path in named]
     else:
         chosen = [e for e in vault.list_trash() if e.trashed_at <= now - age]
     if not chosen and not entries:
@@ -188,7 +189,21 @@ def purge_cmd(
 
 
 def _trash_paths(entries: tuple[str, ...]) -> set[str]:
-    return {e if e.startswith(".trash/") else f".trash/{e}" for e in entries}
+    return {_trash_path(e) for e in entries}
+
+
+def _trash_path(entry: str) -> str:
+    """ENTRY as the vault path of a file in .trash/ (given with or without `.trash/`); a path
+    that could lead elsewhere (`..`, absolute, a backslash, NUL) is refused as bad usage
+    before the core refuses it in terms of vault paths, which ENTRY is not."""
+    parts = entry.split("/")
+    if entry.startswith("/") or ".." in parts or "\\" in entry or "\x00" in entry:
+        raise click.BadParameter(
+            f"{entry!r} is not a trash entry: give its path in .trash/ as `vaultmem trash"
+            " list` shows it (for example `work/Old plan.md`)",
+            param_hint="ENTRY",
+        )
+    return entry if entry.startswith(".trash/") else f".trash/{entry}"
 
 
 @click.command("restore")
@@ -203,7 +218,7 @@ def restore_cmd(obj: Ctx, entry: str, to: str | None, wait: float, as_json: bool
     nothing moves (exit 1); restore --to another path, or move that file first.
     """
     vault = obj.vault
-    where = entry if entry.startswith(".trash/") else f".trash/{entry}"
+    where = _trash_path(entry)
     result = vault.restore(where, to=to, wait=wait, on_wait=lambda m: click.echo(m, err=True))
     if as_json:
         emit_json(dialect.restored(result, where))
