@@ -432,3 +432,25 @@ def test_a_trash_entry_that_could_lead_elsewhere_is_bad_usage(notes: Path, entry
             done.stderr
         )
         assert ".trash/.." not in done.stderr
+
+
+def test_output_cut_short_by_its_reader_is_not_an_error(notes: Path) -> None:
+    """`vaultmem search - | head -1`: click turns EPIPE into exit code 1 ('not found' in
+    vaultmem's codes), which fails a `set -o pipefail` script; the reader merely stopped."""
+    assert run("--vault", str(notes), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", "--vault", str(notes), "search", "-", "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"heat pump\n" * 5000)  # answers far past a pipe's buffer
+    proc.stdin.close()
+    assert json.loads(proc.stdout.readline())["query"] == "heat pump"
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == 0
+    said = proc.stderr.read().decode()
+    assert "Traceback" not in said and "Exception ignored" not in said, said

@@ -312,6 +312,12 @@ def main() -> None:
     except VaultmemError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except SystemExit as exc:
+        # click's answer to EPIPE (`vaultmem search x | head -1`: the reader stopped reading,
+        # which is no error of ours) is exit code 1, "not found" here; it wraps stdout then
+        if exc.code == 1 and type(sys.stdout).__name__ == "_PacifyFlushWrapper":
+            sys.exit(0)
+        raise
     except BrokenPipeError:
         sys.exit(0)
 
