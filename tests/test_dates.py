@@ -35,6 +35,10 @@ TODAY = dt.date(2026, 11, 30)  # a Monday
         ("sept. 2021 notes", "2021-09-01", "2021-09-30", "notes"),
         ("december 4, 2023 in May 2022", "2023-12-04", "2023-12-04", "in May 2022"),  # a day first
         ("on 25 December 2024", "2024-12-25", "2024-12-25", ""),
+        # a weekend is its Saturday and Sunday, not the week ("last weekend" read as "last week"
+        # once, leaving "end" among the words searched for)
+        ("hike last weekend", "2026-11-28", "2026-11-29", "hike"),
+        ("dinner this weekend?", "2026-12-05", "2026-12-06", "dinner ?"),
     ],
 )
 def test_route(query: str, start: str, end: str, rest: str) -> None:
@@ -46,7 +50,8 @@ def test_route(query: str, start: str, end: str, rest: str) -> None:
 @pytest.mark.parametrize(
     "query",
     ["heat pump tariff", "2026-13-45 bad date", "Feb 30", "sun and sat", "may I", "may I ask 2023",
-     "May 0000", "mayday 2023"],
+     "May 0000", "mayday 2023", "this monthly report", "last weekday", "yesterdays news",
+     "3 days agony", "Sundays"],
 )
 def test_no_route(query: str) -> None:
     assert route(query, TODAY) is None
@@ -192,6 +197,10 @@ def test_weeks_on_each_weekday(today: dt.date) -> None:
     """The week starts on Monday; "this week" runs to today, "last week" is the whole one before."""
     assert_route("this week", today, "2026-06-08", today.isoformat())
     assert_route("last week", today, "2026-06-01", "2026-06-07")
+    # the weekend: this week's Saturday and Sunday (ahead of today from Monday to Friday), and
+    # "last weekend" the one before this week's, on a Sunday too
+    assert_route("this weekend", today, "2026-06-13", "2026-06-14")
+    assert_route("last weekend", today, "2026-06-06", "2026-06-07")
 
 
 @pytest.mark.parametrize("today", WEEK, ids=DAY_NAMES)

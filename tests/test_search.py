@@ -70,6 +70,24 @@ def test_dates_route_to_the_day(vault: Vault) -> None:
     assert dict(result.hits[0].explain)["date"] > 0
 
 
+def test_a_routed_date_is_still_searched_for_in_the_text(make_vault: MakeVault) -> None:
+    """A note that says the date in its text (a changelog's "## May 2023"), not in its date,
+    is found by the date's words: routing adds the date signal and takes no words away."""
+    vault = make_vault(
+        {
+            "changelog.md": "# Changelog\n## June 2023\nRelease of sync, a release with more in"
+            " this release.\n## May 2023\nRelease of search.\n",
+            "plans.md": "# Plans\nA release of the editor, a release of themes: release soon.\n",
+        }
+    )
+    vault.reindex()
+    result = vault.search("release May 2023", now=NOW, mode="keyword")
+    assert result.route is not None and result.route.start == dt.date(2023, 5, 1)
+    assert result.hits[0].header.endswith("May 2023")
+    hybrid = vault.search("what was released in May 2023", now=NOW)
+    assert hybrid.hits[0].header.endswith("May 2023")
+
+
 def test_filters(vault: Vault) -> None:
     assert {h.path for h in vault.search("run", tag="health", now=NOW).hits} == {
         "daily/2026-11-20.md"

@@ -53,7 +53,7 @@ _MONTH_DAY_RE = re.compile(
 )
 _MONTH_YEAR_RE = re.compile(rf"\b(?:in\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _RELATIVE_RE = re.compile(
-    rf"\b(?:(today|yesterday)|(\d+)\s+days?\s+ago|(last|this)\s+(week|month)"
+    rf"\b(?:(today|yesterday)\b|(\d+)\s+days?\s+ago\b|(last|this)\s+(weekend|week|month)\b"
     rf"|(?:(last|on|this)\s+)?({_WEEKDAY})\b)",
     re.IGNORECASE,
 )
@@ -111,8 +111,11 @@ def route(query: str, today: dt.date) -> DateRoute | None:
             return _found(query, m, day, day)
         if m[4]:
             last = m[3].lower() == "last"
+            monday = today - dt.timedelta(days=today.weekday())
+            if m[4].lower() == "weekend":  # Saturday and Sunday: this week's, or the week before's
+                saturday = monday + dt.timedelta(days=-2 if last else 5)
+                return _found(query, m, saturday, saturday + _DAY)
             if m[4].lower() == "week":
-                monday = today - dt.timedelta(days=today.weekday())
                 if last:
                     return _found(query, m, monday - dt.timedelta(days=7), monday - _DAY)
                 return _found(query, m, monday, today)  # like "this month": up to today

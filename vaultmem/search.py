@@ -322,8 +322,12 @@ def run(
     now = q.now or dt.datetime.now(dt.UTC)
     parsed = query.parse(q.text)  # operators ("phrase", -word, tag:, path:, …): QueryError
     notices: list[str] = list(parsed.notices)
+    # The date a query names ("in May 2023", "last weekend") routes the search to notes of
+    # those days (ranking's date signal); its words stay in the query as well, for the notes
+    # that say the date in their text ("## May 2023" in a changelog) rather than in their
+    # date (round 7, docs/BENCHMARKS.md: LoCoMo and LongMemEval both gain)
     when = route(parsed.typed, now.date())  # "2026-03-01" whole, as typed
-    text = when.rest if when and when.rest.strip() else parsed.text
+    text = parsed.text
     if not query_words(text) and when is None:
         if query.only_excludes(parsed.filter) and query_words(q.text):
             # "-webkit-box-shadow": nothing to look for but what to leave out, which is more
