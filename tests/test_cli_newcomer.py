@@ -454,3 +454,24 @@ def test_output_cut_short_by_its_reader_is_not_an_error(notes: Path) -> None:
     assert proc.wait(timeout=300) == 0
     said = proc.stderr.read().decode()
     assert "Traceback" not in said and "Exception ignored" not in said, said
+
+
+def test_reading_a_binary_attachment_says_it_is_one(tmp_path: Path) -> None:
+    """`get diagram.png` (MCP `read_note`) said 'binary file with a .md name (NUL bytes);
+    not indexed' of an indexed .png."""
+    root = tmp_path / "vault"
+    write_files(
+        root,
+        {
+            ".obsidian/app.json": "{}",
+            "Plan.md": "# Plan\n![[diagram.png]]\n",
+            "img/diagram.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64),
+        },
+    )
+    assert run("--vault", str(root), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    done = run("--vault", str(root), "get", "diagram.png")
+    assert done.returncode == 1
+    assert "img/diagram.png is a binary attachment, not a note" in done.stderr
+    assert ".md name" not in done.stderr
+    assert "vaultmem backlinks 'diagram.png'" in done.stderr
+    assert run("--vault", str(root), "backlinks", "diagram.png").returncode == 0
