@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
+import networkx as nx
 import pytest
 import sqlean
 
@@ -475,3 +476,28 @@ def test_reading_a_binary_attachment_says_it_is_one(tmp_path: Path) -> None:
     assert ".md name" not in done.stderr
     assert "vaultmem backlinks 'diagram.png'" in done.stderr
     assert run("--vault", str(root), "backlinks", "diagram.png").returncode == 0
+
+
+def test_a_relation_no_link_carries_is_refused_naming_those_that_exist(nested: Path) -> None:
+    """`graph path A B --relation bogus` (or `Links_To`) answered 'They are linked, but not
+    within 5 hops along those relations: allow more hops or more relations'."""
+    args = ("--vault", str(nested), "graph", "path", "Home", "Pump")
+    done = run(*args, "--relation", "Links_To", "--relation", "links_to")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "no link has the relation 'Links_To'" in done.stderr
+    assert "(the relations links carry here: links_to, owner)" in done.stderr
+    found = run(*args, "--relation", "links_to", "--json")
+    assert found.returncode == 0 and json.loads(found.stdout)["found"], found.stderr
+
+
+def test_graph_connect_refuses_an_unknown_relation_before_walking() -> None:
+    from vaultmem import graph
+    from vaultmem.errors import UsageError
+
+    G = nx.DiGraph()
+    G.add_node("a.md", kind="note", title="a", tags=())
+    G.add_node("b.md", kind="note", title="b", tags=())
+    G.add_edge("a.md", "b.md", relations={"links_to": 1}, count=1, embeds=0)
+    assert graph.connect(G, "a.md", "b.md", relations=["links_to"]).found
+    with pytest.raises(UsageError, match=r"no link has the relation 'owner' \(.*: links_to\)"):
+        graph.connect(G, "a.md", "b.md", relations=["owner", "links_to"])
