@@ -501,3 +501,26 @@ def test_graph_connect_refuses_an_unknown_relation_before_walking() -> None:
     assert graph.connect(G, "a.md", "b.md", relations=["links_to"]).found
     with pytest.raises(UsageError, match=r"no link has the relation 'owner' \(.*: links_to\)"):
         graph.connect(G, "a.md", "b.md", relations=["owner", "links_to"])
+
+
+@pytest.mark.parametrize("columns", [40, 100])
+def test_the_progress_bar_fits_the_terminal(many: Path, columns: int) -> None:
+    """click's bar is 36 columns plus its label and time left (~70): on a 40-column terminal
+    every redraw wrapped and left a line behind."""
+    said = in_a_terminal(
+        "--vault",
+        str(many),
+        "reindex",
+        "--no-embed",
+        env={"COLUMNS": str(columns), "VAULTMEM_EMBEDDER": "fake"},
+    )
+    drawn = [
+        re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", part)
+        for part in re.split(r"[\r\n]", said)
+        if "indexing notes" in part
+    ]
+    assert drawn, said
+    assert max(len(line) for line in drawn) <= columns, drawn[-1]
+    assert any(len(line.rstrip()) >= columns - 2 for line in drawn)  # as wide as there is room
+    if columns < 60:  # no room for the time left (a wide one shows it once it is known)
+        assert not re.search(r"\d\d:\d\d:\d\d", said)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -17,6 +18,9 @@ from vaultmem.config import unknown_key_warnings
 from vaultmem.errors import UsageError
 from vaultmem.indexer import Progress
 from vaultmem.vault import HIGHLIGHT_END, HIGHLIGHT_START, Vault, locate_vault
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -160,6 +164,23 @@ def human_bytes(size: int) -> str:
     return f"{value:.1f} {unit}"
 
 
+WIDE_ENOUGH_FOR_ETA = 60  # columns; a narrower terminal gets the bar without the time left
+
+
+def fitting_bar(length: int, label: str) -> ProgressBar[int]:
+    """A progress bar on stderr as wide as the terminal, never wider: click's fixed 36-column
+    bar plus its label and time left wrapped on a narrow terminal, and each redraw then left
+    another line behind."""
+    columns = shutil.get_terminal_size().columns
+    return click.progressbar(
+        length=length,
+        label=label,
+        file=sys.stderr,
+        width=0,  # what the label and figures leave of the terminal's width
+        show_eta=columns >= WIDE_ENOUGH_FOR_ETA,
+    )
+
+
 @contextmanager
 def progress_bar() -> Iterator[Progress | None]:
     """A progress bar on stderr when it is a terminal; nothing when piped or in CI."""
@@ -178,7 +199,7 @@ def progress_bar() -> Iterator[Progress | None]:
                 "links": "resolving links",
                 "embed": "embedding sections",
             }.get(phase, phase)
-            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar = fitting_bar(total, label)
             bar.__enter__()
             bars[phase] = bar
         bar.update(done - bar.pos)

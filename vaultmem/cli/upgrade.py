@@ -7,7 +7,7 @@ import sys
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option, plural, wait_option
+from vaultmem.cli.context import Ctx, emit_json, fitting_bar, json_option, plural, wait_option
 from vaultmem.embed_upgrade import Outcome, Status
 
 # exit codes beyond the shared ones (cli/root.py): 1 nothing to upgrade; 130 interrupted
@@ -95,9 +95,7 @@ class _Bar:
     (edits meanwhile grow the total)."""
 
     def __init__(self, before: Status) -> None:
-        self._bar = click.progressbar(
-            length=max(1, before.left), label="embedding with all-MiniLM-L6-v2", file=sys.stderr
-        )
+        self._bar = fitting_bar(max(1, before.left), "embedding with all-MiniLM-L6-v2")
         self._bar.__enter__()
 
     def update(self, done: int, total: int) -> None:
