@@ -524,3 +524,53 @@ def test_the_progress_bar_fits_the_terminal(many: Path, columns: int) -> None:
     assert any(len(line.rstrip()) >= columns - 2 for line in drawn)  # as wide as there is room
     if columns < 60:  # no room for the time left (a wide one shows it once it is known)
         assert not re.search(r"\d\d:\d\d:\d\d", said)
+
+
+def test_mcp_started_by_a_person_says_what_it_is_and_stops_on_ctrl_c(notes: Path) -> None:
+    """`vaultmem mcp` typed in a terminal waited in silence (it looked hung), and Ctrl+C
+    stopped it only once a line was typed: the SDK's stdin thread held it."""
+    assert run("--vault", str(notes), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    main, sub = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "VAULTMEM_VAULT"}
+    proc = subprocess.Popen(
+        [*CTRL_C, "-m", "vaultmem", "--vault", str(notes), "mcp"],
+        stdin=sub,
+        stdout=sub,
+        stderr=sub,
+        env={**env, "VAULTMEM_EMBEDDER": "fake"},
+        start_new_session=True,
+    )
+    os.close(sub)
+    seen = b""
+    try:
+        while b"Ctrl+C stops it." not in seen:
+            ready, _, _ = select.select([main], [], [], 300)
+            assert ready, f"nothing said for 300 s: {seen!r}"
+            seen += os.read(main, 65536)
+        assert b"for an MCP client to start" in seen and b"mcp --http" in seen
+        # a line typed: the server reads it and answers, then waits on stdin again (the wait
+        # that held a Ctrl+C back)
+        os.write(main, b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
+        while b'"id":1' not in seen.replace(b" ", b""):
+            ready, _, _ = select.select([main], [], [], 300)
+            assert ready, f"no answer for 300 s: {seen!r}"
+            seen += os.read(main, 65536)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130  # no line typed: at once
+        with contextlib.suppress(OSError):
+            while select.select([main], [], [], 1)[0]:
+                seen += os.read(main, 65536)
+        assert b"vaultmem mcp: stopped" in seen and b"Traceback" not in seen
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+
+
+def test_mcp_for_a_client_is_silent_on_stderr_but_for_its_logs(notes: Path) -> None:
+    """The terminal's hint is for people only: a client's stdin is a pipe."""
+    assert run("--vault", str(notes), "reindex", env={"VAULTMEM_EMBEDDER": "fake"}).returncode == 0
+    done = run("--vault", str(notes), "mcp", stdin="", env={"VAULTMEM_EMBEDDER": "fake"})
+    assert done.returncode == 0, done.stderr
+    assert "Ctrl+C stops it" not in done.stderr and done.stdout == ""
