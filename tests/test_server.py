@@ -300,6 +300,20 @@ async def test_read_note_reads_one_section_matched_like_obsidian(
     assert text(result) == ("work/projects/Tariff Optimizer.md, lines 32-41, section 'My Plan!'")
 
 
+async def test_read_note_takes_a_ref_written_as_a_link_with_its_heading(client: Client) -> None:
+    """Agents write `Note#Heading` (as `vaultmem get` takes it): read_note said 'no note named
+    'Tariff Optimizer#my plan''."""
+    linked = await client.call_tool("read_note", {"ref": "Tariff Optimizer#my plan"})
+    apart = await client.call_tool("read_note", {"ref": "Tariff Optimizer", "heading": "my plan"})
+    assert ok(linked) == ok(apart) and linked.content == apart.content
+    message = failed(await client.call_tool("read_note", {"ref": "Maya#nope"}))
+    assert message.startswith("Maya Chen.md has no heading 'nope'")
+    whole = await client.call_tool("read_note", {"ref": "Maya Chen#"})
+    assert ok(whole)["heading"] is None
+    message = failed(await client.call_tool("read_note", {"ref": "../outside.md#x"}))
+    assert message.startswith("no note named '../outside.md'")
+
+
 async def test_read_note_names_the_headings_when_one_is_missing(client: Client) -> None:
     message = failed(await client.call_tool("read_note", {"ref": "Maya", "heading": "nope"}))
     assert message == (

@@ -151,23 +151,35 @@ def write_default_config(vault: Path) -> bool:
     """Write the commented default config (never over one); True when it was created. Also
     `.vaultmem/.gitignore`, so Git keeps the config and never the derived index."""
     path = config_path(vault)
-    path.parent.mkdir(parents=True, exist_ok=True)
     created = False
-    for file, text in ((path, CONFIG_TEMPLATE), (path.parent / ".gitignore", GITIGNORE)):
-        if not file.exists():
-            tmp = file.with_name(file.name + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, file)
-            created = created or file == path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for file, text in ((path, CONFIG_TEMPLATE), (path.parent / ".gitignore", GITIGNORE)):
+            if not file.exists():
+                tmp = file.with_name(file.name + ".tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, file)
+                created = created or file == path
+    except OSError as exc:  # a read-only vault (permissions, a read-only disk)
+        raise ConfigError(
+            f"cannot write the settings in {path.parent} ({exc.strerror}): `init` needs to"
+            f" write in the vault; for a read-only vault, skip it and keep the index elsewhere"
+            f" (`vaultmem --vault {vault} --index PATH reindex`)"
+        ) from exc
     return created
 
 
 def load_config(vault: Path) -> Config:
     path = config_path(vault)
-    if not path.exists():
-        return Config()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError):
+        return Config()
+    except PermissionError as exc:  # the file, or .vaultmem/ itself, closed to this account
+        raise ConfigError(
+            f"cannot read {path} ({exc.strerror}): check the permissions of it and of "
+            f"{path.parent} (`ls -ld {path.parent} {path}`)"
+        ) from exc
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}; fix the file or delete it") from exc
     exclude = data.pop("exclude", [])

@@ -19,6 +19,8 @@ from typing import Any, Literal, get_args
 
 import networkx as nx
 
+from vaultmem.errors import UsageError
+
 NodeKind = Literal["note", "wanted", "attachment"]
 Direction = Literal["-->", "<--"]
 
@@ -535,7 +537,11 @@ def connect(
     relations: Collection[str] | None = None,
     directed: bool = False,
 ) -> Connection:
-    """`shortest_path` as an answer to show: named nodes, steps with arrows, or why not."""
+    """`shortest_path` as an answer to show: named nodes, steps with arrows, or why not.
+    A relation no link carries is refused (a typo, or another case: `Links_To`), rather than
+    answered with "no path along those relations"."""
+    if relations is not None:
+        _known_relations(G, relations)
     result = shortest_path(
         G, start, end, max_depth=max_depth, relations=relations, directed=directed
     )
@@ -545,3 +551,16 @@ def connect(
         return Connection(a, b, max_depth, walked, directed, (), result)
     steps = (PathStep(a, None), *(PathStep(node_of(G, hop.dst), hop) for hop in result.hops))
     return Connection(a, b, max_depth, walked, directed, steps, None)
+
+
+def _known_relations(G: nx.DiGraph, relations: Collection[str]) -> None:
+    present: set[str] = set()
+    for _, _, data in G.edges(data=True):
+        present.update(data["relations"])
+    unknown = sorted(set(relations) - present)
+    if unknown:
+        known = ", ".join(sorted(present)[:20]) or "none: the vault has no links"
+        raise UsageError(
+            f"no link has the relation {', '.join(map(repr, unknown))}"
+            f" (the relations links carry here: {known})"
+        )

@@ -166,6 +166,9 @@ def _fresh(index_path: Path) -> store.Connection:
     """
     if index_path.is_dir():
         raise UsageError(f"the index path {index_path} is a folder: pass --index FILE")
+    closed = store.closed_to_us(index_path)
+    if closed is not None:  # a rebuild would fail the same way (or refuse a file it cannot read)
+        raise closed
     if index_path.exists():
         if not store.is_index(index_path):
             raise UsageError(

@@ -7,7 +7,7 @@ import difflib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from vaultmem import store
 from vaultmem.errors import NoteNotFound, UsageError
@@ -236,6 +236,12 @@ class Notes:
                 f"{path} was deleted or moved since the last reindex; run `vaultmem reindex`"
             ) from None
         except Unreadable as exc:
+            if not path.lower().endswith(".md"):  # an attachment: the reason is about notes
+                raise NoteNotFound(
+                    f"{path} is a binary attachment, not a note: it has no text to read"
+                    f" (`vaultmem backlinks '{PurePosixPath(path).name}'` lists the notes"
+                    " that embed it)"
+                ) from None
             raise NoteNotFound(f"{path}: {exc}") from None
         # split on line ends only, as the parser counts lines (str.splitlines also splits on
         # form feeds and U+2028, which would shift every line number after them)

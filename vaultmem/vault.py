@@ -108,14 +108,30 @@ def locate_vault(given: str | None, cwd: Path | None = None) -> Path:
             raise VaultNotFound(f"vault folder {path} does not exist")
         if not path.is_dir():
             raise VaultNotFound(f"vault path {path} is not a folder")
+        _readable_folder(path)
         return path.resolve()
     here = (cwd or Path.cwd()).resolve()
     if (here / ".obsidian").is_dir() or (here / ".vaultmem").is_dir():
+        _readable_folder(here)
         return here
     raise VaultNotFound(
         "no vault given: pass --vault PATH, set VAULTMEM_VAULT, or run inside a vault "
         "(a folder holding .obsidian or .vaultmem; `vaultmem init` makes one)"
     )
+
+
+def _readable_folder(path: Path) -> None:
+    """Refuse a vault folder this account cannot list (`chmod 000`, another user's), with
+    the reason, before anything reads it (its config, its notes) and fails without one."""
+    try:
+        with os.scandir(path):
+            pass
+        (path / ".vaultmem").exists()  # raises too when the folder cannot be searched
+    except PermissionError as exc:
+        raise VaultNotFound(
+            f"cannot read the vault folder {path} ({exc.strerror}): check its permissions "
+            f"(`ls -ld {path}`), or run vaultmem as the account that owns it"
+        ) from exc
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

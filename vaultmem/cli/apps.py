@@ -6,12 +6,17 @@ command starts without paying for them.
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+
 import click
 
 from vaultmem.cli.context import Ctx
 
 DEFAULT_HOST = "127.0.0.1"  # the same as vaultmem.server's, kept here to avoid importing it
 DEFAULT_PORT = 48400
+INTERRUPTED = 130  # Ctrl+C, as a shell reports a process SIGINT ended
 
 
 def register_commands(cli: click.Group) -> None:
@@ -40,7 +45,13 @@ def tui(obj: Ctx) -> None:
     show_default=True,
     help="Address to bind with --http; anything but loopback needs --token.",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port to serve on with --http.",
+)
 @click.option(
     "--token",
     metavar="SECRET",
@@ -89,5 +100,28 @@ def mcp_cmd(
     vault = obj.vault
     if http:
         server.run_http(vault, host=host, port=port, token=token or None, extra_hosts=allow_hosts)
-    else:
+        return
+    if sys.stdin.isatty():  # a person, not a client: a silent wait would look like a hang
+        signal.signal(signal.SIGINT, _stop_at_once)  # before the hint: it names Ctrl+C
+        click.echo(
+            "vaultmem mcp: serving MCP over stdio, which is for an MCP client to start and"
+            " talk to: add this command to your client's configuration (README, \"Agents"
+            ' (MCP)"), or run `vaultmem mcp --http` for clients that connect. Ctrl+C stops it.',
+            err=True,
+        )
+    try:
         server.run_stdio(vault)
+    except KeyboardInterrupt:
+        click.echo("vaultmem mcp: stopped", err=True)
+        sys.exit(INTERRUPTED)
+
+
+def _stop_at_once(_signum: int, _frame: object) -> None:
+    """Ctrl+C on a stdio server a person started in a terminal. The SDK reads stdin on a
+    thread that a cancelled server waits for, so a plain Ctrl+C stopped it only once a line
+    was typed (and a second one never). No client is attached to a terminal's stdin, so no
+    tool call (no write) can be under way; a reindex or an upgrade batch cut short is rolled
+    back by SQLite. Clients stop the server as before: they close stdin, or send SIGTERM."""
+    sys.stderr.write("\nvaultmem mcp: stopped\n")
+    sys.stderr.flush()
+    os._exit(INTERRUPTED)

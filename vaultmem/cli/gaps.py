@@ -7,7 +7,7 @@ import sys
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option, plural
+from vaultmem.cli.context import Ctx, emit_json, json_option, plural, wait_option
 from vaultmem.gaps import (
     Refusal,
     apply_alias_fixes,
@@ -65,14 +65,7 @@ def gaps_group(ctx: click.Context, limit: int, as_json: bool) -> None:
 @gaps_group.command("fix-aliases")
 @click.option("--dry-run", is_flag=True, help="Show the changes; write nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
-@click.option(
-    "--wait",
-    type=click.FloatRange(0, 3600),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait for a reindex or write holding the index (exit 4 after).",
-)
+@wait_option("How long to wait for a reindex or a write holding the index (exit 4 after).")
 @click.pass_obj
 def fix_aliases_cmd(obj: Ctx, dry_run: bool, yes: bool, wait: float) -> None:
     """Rewrite links that name an alias ([[Bob]]) to [[Robert Smith|Bob]].

@@ -8,7 +8,7 @@ import click
 
 from vaultmem import dialect
 from vaultmem import graph as link_graph
-from vaultmem.cli.context import Ctx, emit_json, json_option, plural
+from vaultmem.cli.context import Ctx, emit_json, json_option, note_path, plural
 
 
 def register_commands(cli: click.Group) -> None:
@@ -26,9 +26,15 @@ def graph_group() -> None:
 
 
 @graph_group.command("path")
-@click.argument("start")
-@click.argument("end")
-@click.option("--max-depth", type=click.IntRange(1, 50), default=5, show_default=True)
+@click.argument("start", callback=note_path)
+@click.argument("end", callback=note_path)
+@click.option(
+    "--max-depth",
+    type=click.IntRange(1, 50),
+    default=5,
+    show_default=True,
+    help="The most links a path may take.",
+)
 @click.option(
     "--relation",
     "relations",
@@ -80,8 +86,14 @@ def path_cmd(
 
 
 @graph_group.command("neighbors")
-@click.argument("note")
-@click.option("--depth", type=click.IntRange(1, 10), default=1, show_default=True)
+@click.argument("note", callback=note_path)
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 10),
+    default=1,
+    show_default=True,
+    help="How many links away to go (1: the notes NOTE links with).",
+)
 @click.option(
     "--attachments", is_flag=True, help="List attachments (images, PDFs…) and walk through them."
 )
@@ -105,7 +117,13 @@ def neighbors_cmd(obj: Ctx, note: str, depth: int, attachments: bool, as_json: b
 
 
 @graph_group.command("clusters")
-@click.option("--min-size", type=click.IntRange(1), default=3, show_default=True)
+@click.option(
+    "--min-size",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Leave out clusters of fewer notes.",
+)
 @click.option("--members", is_flag=True, help="List every member, not only the hub.")
 @json_option("the clusters (with their members)")
 @click.pass_obj

@@ -3,32 +3,33 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from vaultmem import dialect, live
-from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural, progress_bar
+from vaultmem.cli.context import (
+    Ctx,
+    emit_json,
+    human_bytes,
+    json_option,
+    plural,
+    progress_bar,
+    wait_option,
+)
 from vaultmem.config import config_path
 from vaultmem.embed_upgrade import Status
 from vaultmem.errors import VaultmemError
 from vaultmem.indexer import ReindexReport
 from vaultmem.live import Freshness
 from vaultmem.vault import Stats, Vault
-
-MAX_WAIT = 86_400.0  # a day; FloatRange refuses inf with it (and not nan: see below)
-
-
-def _finite_seconds(value: float) -> float:
-    if math.isnan(value):  # no comparison holds for nan, so FloatRange lets it through
-        raise click.BadParameter(f"{value} is not a number of seconds (0 to {MAX_WAIT:g})")
-    return value
 
 
 def register_commands(cli: click.Group) -> None:
@@ -50,7 +51,7 @@ def init(obj: Ctx) -> None:
     config = config_path(vault.root)
     created = vault.init()
     click.echo(("created " if created else "kept ") + f"{config} (settings; every key optional)")
-    with progress_bar() as progress:
+    with _interruptible(vault, full=False), progress_bar() as progress:
         report = vault.reindex(progress=progress)
     if report.embeddings.notice:
         click.echo(f"note: {report.embeddings.notice}", err=True)
@@ -74,15 +75,7 @@ def init(obj: Ctx) -> None:
 
 @click.command("reindex")
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch.")
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0, max=MAX_WAIT),
-    callback=lambda _ctx, _param, value: _finite_seconds(value),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait for another running reindex before giving up.",
-)
+@wait_option("How long to wait for another reindex or a write holding the index (exit 4 after).")
 @click.option("--no-embed", is_flag=True, help="Skip making vectors (keyword search only).")
 @click.option(
     "--embeddings",
@@ -103,7 +96,7 @@ def reindex_cmd(
     def waiting(message: str) -> None:
         click.echo(message, err=True)
 
-    with progress_bar() as progress:
+    with _interruptible(vault, full), progress_bar() as progress:
         report: ReindexReport = vault.reindex(
             full=full,
             progress=progress,
@@ -120,6 +113,28 @@ def reindex_cmd(
         click.echo(report.summary())
         if report.skipped:
             _say_skipped(vault.skipped_files())
+
+
+INTERRUPTED = 130  # Ctrl+C, as a shell reports a process SIGINT ended
+
+
+@contextmanager
+def _interruptible(vault: Vault, full: bool) -> Iterator[None]:
+    """Ctrl+C in a reindex: exit code 130 and what the index holds now, with what to run
+    (click's own answer was a bare "aborted"). Around the progress bar, so the bar is
+    closed (and the cursor shown again) before this is said."""
+    rebuild = full and vault.index_path.exists()
+    try:
+        yield
+    except KeyboardInterrupt:
+        if rebuild:  # one transaction, rolled back: the index as it was
+            said = "the index is as it was before (a full rebuild keeps all of it or none);"
+            said += " run `vaultmem reindex --full` again to rebuild it"
+        else:  # batches commit as they go, vectors after the text
+            said = "what was indexed so far is kept and searchable;"
+            said += " run `vaultmem reindex` to finish (it goes on from there)"
+        click.echo(f"interrupted: {said}", err=True)
+        sys.exit(INTERRUPTED)
 
 
 SKIPPED_SHOWN = 5  # a vault with many skipped files gets a few lines, and doctor for the rest

@@ -13,7 +13,7 @@ from typing import cast
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option, plural
+from vaultmem.cli.context import Ctx, emit_json, json_option, note_path, plural
 from vaultmem.errors import VaultmemError
 from vaultmem.memories import Written
 from vaultmem.memory import episodes as ep
@@ -71,7 +71,7 @@ def fact_group() -> None:
 
 
 @fact_group.command("set")
-@click.argument("entity")
+@click.argument("entity", callback=note_path)
 @click.argument("key")
 @click.argument("value")
 @click.option("--source", metavar="TEXT", help="Where the value came from (kept with it).")
@@ -102,7 +102,7 @@ def _say(done: Written) -> None:
 
 
 @fact_group.command("get")
-@click.argument("entity")
+@click.argument("entity", callback=note_path)
 @click.argument("key", required=False)
 @json_option("the facts")
 @click.pass_obj
@@ -122,7 +122,7 @@ def fact_get_cmd(obj: Ctx, entity: str, key: str | None, as_json: bool) -> None:
 
 
 @fact_group.command("history")
-@click.argument("entity")
+@click.argument("entity", callback=note_path)
 @click.argument("key")
 @json_option("the chain of values")
 @click.pass_obj
@@ -181,8 +181,20 @@ def episode_group() -> None:
 
 @episode_group.command("add")
 @click.argument("title")
-@click.option("--outcome", type=click.Choice(ep.OUTCOMES), required=True)
-@click.option("--entity", "entities", multiple=True, metavar="NOTE", help="What it was about.")
+@click.option(
+    "--outcome",
+    type=click.Choice(ep.OUTCOMES),
+    required=True,
+    help="How it ended (or that it goes on).",
+)
+@click.option(
+    "--entity",
+    "entities",
+    callback=note_path,
+    multiple=True,
+    metavar="NOTE",
+    help="What it was about.",
+)
 @click.option("--date", "date_text", metavar="WHEN", help=f"When it happened ({TIME_HELP}).")
 @click.option("--duration", metavar="TIME", help="How long it took (45m, 1.5 hours).")
 @click.option("--procedure", metavar="NOTE", help="The procedure it followed.")
@@ -228,8 +240,15 @@ def episode_add_cmd(
 @click.command("episodes")
 @click.option("--since", "since_text", metavar="WHEN", help=f"From ({TIME_HELP}).")
 @click.option("--until", "until_text", metavar="WHEN", help="Up to and including.")
-@click.option("--outcome", type=click.Choice(ep.OUTCOMES))
-@click.option("--entity", "entities", multiple=True, metavar="NOTE", help="About this note.")
+@click.option("--outcome", type=click.Choice(ep.OUTCOMES), help="Only episodes with this outcome.")
+@click.option(
+    "--entity",
+    "entities",
+    callback=note_path,
+    multiple=True,
+    metavar="NOTE",
+    help="About this note.",
+)
 @now_option
 @json_option("the episodes")
 @click.pass_obj
@@ -264,9 +283,13 @@ def episodes_cmd(
 
 
 @click.command("trends")
-@click.argument("entity")
+@click.argument("entity", callback=note_path)
 @click.option(
-    "--granularity", type=click.Choice(ep.GRANULARITIES), default="week", show_default=True
+    "--granularity",
+    type=click.Choice(ep.GRANULARITIES),
+    default="week",
+    show_default=True,
+    help="The length of each period.",
 )
 @click.option("--since", "since_text", metavar="WHEN", help=f"From ({TIME_HELP}).")
 @now_option
@@ -306,7 +329,14 @@ def trends_cmd(
 
 
 @click.command("loops")
-@click.option("--entity", "entities", multiple=True, metavar="NOTE", help="About this note.")
+@click.option(
+    "--entity",
+    "entities",
+    callback=note_path,
+    multiple=True,
+    metavar="NOTE",
+    help="About this note.",
+)
 @click.option("--due-before", "due_text", metavar="WHEN", help=f"Due by ({TIME_HELP}).")
 @click.option("--priority", type=click.Choice(lp.PRIORITIES), help="At least this priority.")
 @now_option
@@ -345,9 +375,16 @@ def loop_group() -> None:
 
 @loop_group.command("add")
 @click.argument("text")
-@click.option("--note", "note_ref", required=True, metavar="NOTE", help="The note it goes in.")
+@click.option(
+    "--note",
+    "note_ref",
+    callback=note_path,
+    required=True,
+    metavar="NOTE",
+    help="The note it goes in.",
+)
 @click.option("--due", "due_text", metavar="WHEN", help=f"Due date ({TIME_HELP}).")
-@click.option("--priority", type=click.Choice(lp.PRIORITIES))
+@click.option("--priority", type=click.Choice(lp.PRIORITIES), help="How pressing it is.")
 @click.pass_obj
 def loop_add_cmd(
     obj: Ctx, text: str, note_ref: str, due_text: str | None, priority: str | None
@@ -378,8 +415,21 @@ def loop_resolve_cmd(obj: Ctx, ref: str) -> None:
 
 @click.command("recall")
 @click.argument("message")
-@click.option("--days", type=click.IntRange(min=1), default=rc.DEFAULT_DAYS, show_default=True)
-@click.option("--budget", type=click.IntRange(min=1), default=rc.DEFAULT_BUDGET, show_default=True)
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=rc.DEFAULT_DAYS,
+    show_default=True,
+    help="How many days back an episode counts as recent work.",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=rc.DEFAULT_BUDGET,
+    show_default=True,
+    metavar="CHARS",
+    help="The most characters the block may take.",
+)
 @click.option("--include-expired", is_flag=True, help="Keep notes past their decay tier.")
 @now_option
 @json_option("the block and its lines")
@@ -414,7 +464,14 @@ def recall_cmd(
 @click.command("gate")
 @click.argument("message")
 @click.option("--llm", "llm_spec", metavar="SPEC", help="Ask this model too (ollama:MODEL…).")
-@click.option("--budget", type=click.IntRange(min=1), default=rc.DEFAULT_BUDGET, show_default=True)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=rc.DEFAULT_BUDGET,
+    show_default=True,
+    metavar="CHARS",
+    help="The most characters the context may take.",
+)
 @now_option
 @json_option("the decision (and its context)")
 @click.pass_obj
@@ -453,7 +510,13 @@ def gate_cmd(
 
 
 @click.command("salience")
-@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--top",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many notes and facts to list.",
+)
 @now_option
 @json_option("the notes and facts, with their reasons")
 @click.pass_obj

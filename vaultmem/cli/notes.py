@@ -9,7 +9,7 @@ from typing import Literal
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, highlight, json_option
+from vaultmem.cli.context import Ctx, emit_json, highlight, json_option, note_path
 from vaultmem.dates import SINCE_HELP, no_such_day, since_day
 from vaultmem.query import QueryError
 from vaultmem.search import MODES, Mode
@@ -236,7 +236,7 @@ def _print_note(info: NoteInfo) -> None:
 
 
 @click.command()
-@click.argument("ref", metavar="NOTE[#HEADING]")
+@click.argument("ref", callback=note_path, metavar="NOTE[#HEADING]")
 @json_option("where the text came from, its headings and the text")
 @click.pass_obj
 def get(obj: Ctx, ref: str, as_json: bool) -> None:
@@ -257,7 +257,7 @@ def get(obj: Ctx, ref: str, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("note")
+@click.argument("note", callback=note_path)
 @json_option("everything")
 @click.pass_obj
 def show(obj: Ctx, note: str, as_json: bool) -> None:
@@ -273,7 +273,7 @@ def show(obj: Ctx, note: str, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("note")
+@click.argument("note", callback=note_path)
 @json_option("the backlinks")
 @click.pass_obj
 def backlinks(obj: Ctx, note: str, as_json: bool) -> None:

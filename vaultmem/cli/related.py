@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option
+from vaultmem.cli.context import Ctx, emit_json, json_option, note_path
 
 
 def register_commands(cli: click.Group) -> None:
@@ -13,8 +13,14 @@ def register_commands(cli: click.Group) -> None:
 
 
 @click.command()
-@click.argument("note")
-@click.option("--limit", type=click.IntRange(1, 200), default=10, show_default=True)
+@click.argument("note", callback=note_path)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 200),
+    default=10,
+    show_default=True,
+    help="How many related notes to list.",
+)
 @json_option("the related notes, each with its reasons")
 @click.pass_obj
 def related(obj: Ctx, note: str, limit: int, as_json: bool) -> None:

@@ -9,6 +9,7 @@ read, so nothing was written.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -299,7 +300,9 @@ def _finds_vault(given: str | None) -> bool:
 def main() -> None:
     """The console script: click's own errors, then VaultmemError, each with its exit code."""
     try:
-        cli.main(prog_name="vaultmem", standalone_mode=False)
+        # NO_COLOR (https://no-color.org): set and not empty, no colour even in a terminal
+        # (click alone strips it only from pipes); None lets click decide as before
+        cli.main(prog_name="vaultmem", standalone_mode=False, color=_color())
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
@@ -309,5 +312,15 @@ def main() -> None:
     except VaultmemError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except SystemExit as exc:
+        # click's answer to EPIPE (`vaultmem search x | head -1`: the reader stopped reading,
+        # which is no error of ours) is exit code 1, "not found" here; it wraps stdout then
+        if exc.code == 1 and type(sys.stdout).__name__ == "_PacifyFlushWrapper":
+            sys.exit(0)
+        raise
     except BrokenPipeError:
         sys.exit(0)
+
+
+def _color() -> bool | None:
+    return False if os.environ.get("NO_COLOR") else None

@@ -10,12 +10,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sys
-from typing import Any
 
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, human_bytes, json_option, plural
+from vaultmem.cli.context import (
+    Ctx,
+    emit_json,
+    human_bytes,
+    json_option,
+    note_path,
+    plural,
+    wait_option,
+)
 from vaultmem.edit import TrashEntry
 from vaultmem.errors import NoIndex, NoteNotFound
 from vaultmem.vault import Vault
@@ -29,15 +36,7 @@ def register_commands(cli: click.Group) -> None:
     cli.add_command(restore_cmd)
 
 
-def wait_option(f: Any) -> Any:
-    return click.option(
-        "--wait",
-        type=click.FloatRange(0, 3600),
-        default=60.0,
-        show_default=True,
-        metavar="SECONDS",
-        help="How long to wait for a reindex or write holding the index (exit 4 after).",
-    )(f)
+WAIT_HELP = "How long to wait for a reindex or a write holding the index (exit 4 after)."
 
 
 class TrashGroup(click.Group):
@@ -76,8 +75,8 @@ def _vault_path(vault: Vault, ref: str) -> str:
 
 
 @trash_group.command("move")
-@click.argument("note")
-@wait_option
+@click.argument("note", callback=note_path)
+@wait_option(WAIT_HELP)
 @json_option("where the file went, and the reindex")
 @click.pass_obj
 def move_cmd(obj: Ctx, note: str, wait: float, as_json: bool) -> None:
@@ -159,7 +158,8 @@ def purge_cmd(
     vault = obj.vault
     now = dt.datetime.now(dt.UTC)
     if entries:
-        chosen = [e for e in vault.list_trash() if e.path in _trash_paths(entries)]
+        named = _trash_paths(entries)
+        chosen = [e for e in vault.list_trash() if e.path in named]
     else:
         chosen = [e for e in vault.list_trash() if e.trashed_at <= now - age]
     if not chosen and not entries:
@@ -189,13 +189,27 @@ def purge_cmd(
 
 
 def _trash_paths(entries: tuple[str, ...]) -> set[str]:
-    return {e if e.startswith(".trash/") else f".trash/{e}" for e in entries}
+    return {_trash_path(e) for e in entries}
+
+
+def _trash_path(entry: str) -> str:
+    """ENTRY as the vault path of a file in .trash/ (given with or without `.trash/`); a path
+    that could lead elsewhere (`..`, absolute, a backslash, NUL) is refused as bad usage
+    before the core refuses it in terms of vault paths, which ENTRY is not."""
+    parts = entry.split("/")
+    if entry.startswith("/") or ".." in parts or "\\" in entry or "\x00" in entry:
+        raise click.BadParameter(
+            f"{entry!r} is not a trash entry: give its path in .trash/ as `vaultmem trash"
+            " list` shows it (for example `work/Old plan.md`)",
+            param_hint="ENTRY",
+        )
+    return entry if entry.startswith(".trash/") else f".trash/{entry}"
 
 
 @click.command("restore")
 @click.argument("entry")
 @click.option("--to", "to", metavar="PATH", help="Restore to this vault path instead.")
-@wait_option
+@wait_option(WAIT_HELP)
 @json_option("where the file is now, and the reindex")
 @click.pass_obj
 def restore_cmd(obj: Ctx, entry: str, to: str | None, wait: float, as_json: bool) -> None:
@@ -204,7 +218,7 @@ def restore_cmd(obj: Ctx, entry: str, to: str | None, wait: float, as_json: bool
     nothing moves (exit 1); restore --to another path, or move that file first.
     """
     vault = obj.vault
-    where = entry if entry.startswith(".trash/") else f".trash/{entry}"
+    where = _trash_path(entry)
     result = vault.restore(where, to=to, wait=wait, on_wait=lambda m: click.echo(m, err=True))
     if as_json:
         emit_json(dialect.restored(result, where))

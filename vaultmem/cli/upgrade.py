@@ -7,8 +7,7 @@ import sys
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option, plural
-from vaultmem.cli.index import MAX_WAIT, _finite_seconds
+from vaultmem.cli.context import Ctx, emit_json, fitting_bar, json_option, plural, wait_option
 from vaultmem.embed_upgrade import Outcome, Status
 
 # exit codes beyond the shared ones (cli/root.py): 1 nothing to upgrade; 130 interrupted
@@ -21,15 +20,7 @@ def register_commands(cli: click.Group) -> None:
 
 
 @click.command("upgrade-model")
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0, max=MAX_WAIT),
-    callback=lambda _ctx, _param, value: _finite_seconds(value),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long each batch waits for a reindex or a write holding the index.",
-)
+@wait_option("How long each batch waits for a reindex or a write holding the index (exit 4 after).")
 @json_option("the outcome")
 @click.pass_obj
 def upgrade_model(obj: Ctx, wait: float, as_json: bool) -> None:
@@ -104,9 +95,7 @@ class _Bar:
     (edits meanwhile grow the total)."""
 
     def __init__(self, before: Status) -> None:
-        self._bar = click.progressbar(
-            length=max(1, before.left), label="embedding with all-MiniLM-L6-v2", file=sys.stderr
-        )
+        self._bar = fitting_bar(max(1, before.left), "embedding with all-MiniLM-L6-v2")
         self._bar.__enter__()
 
     def update(self, done: int, total: int) -> None:

@@ -139,15 +139,26 @@ NOTE_TABLES = ("aliases", "headings", "blocks", "tags", "tasks", "fields", "fact
 
 def connect(path: Path, new: bool = False) -> Connection:
     """A connection to the index at `path` (`new`: a file being created)."""
-    conn: Connection = sqlite3.connect(
-        str(path), timeout=30.0, isolation_level=None, check_same_thread=False
-    )
+    try:
+        conn: Connection = sqlite3.connect(
+            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:  # the file or its folder closed to this account
+        raise (closed_to_us(path, exc) or IndexDamaged(f"cannot open {path} ({exc})")) from exc
     try:
         if not new:  # before anything writes (WAL mode does): is this an index at all?
             conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         conn.execute("PRAGMA journal_mode=WAL")
     except sqlite3.DatabaseError as exc:  # not SQLite, someone else's database, damaged
         conn.close()
+        closed = closed_to_us(path, exc)
+        if closed is not None:
+            raise closed from exc
+        if not new and not is_index(path):  # a full reindex would refuse to replace it
+            raise SchemaMismatch(
+                f"{path} is not a vaultmem index ({exc}), and vaultmem replaces only its own:"
+                " move it away or pass another --index PATH, then run `vaultmem reindex`"
+            ) from exc
         raise SchemaMismatch(
             f"{path} cannot be read as a vaultmem index ({exc}): run `vaultmem reindex --full`"
         ) from exc
@@ -276,11 +287,38 @@ _FILE_TROUBLE = (
 )
 
 
+def closed_to_us(path: Path, exc: Exception | None = None) -> IndexDamaged | None:
+    """The error to show when SQLite failed on the index at `path` because this account may
+    not read or write it or its folder (the permissions, a read-only disk), else None: a
+    rebuild would fail the same way, so the message says what to change instead."""
+    folder = path.parent
+    journal = all(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+    if path.exists() and not os.access(path, os.R_OK):
+        why = "this account may not read it"
+    elif path.exists() and not os.access(path, os.W_OK):
+        why = "it is read-only for this account"
+    elif not os.access(folder, os.W_OK | os.X_OK) and not (path.exists() and journal):
+        why = f"its folder {folder} is read-only for this account"
+    else:
+        return None
+    said = f" ({exc})" if exc is not None else ""
+    return IndexDamaged(
+        f"cannot use the index at {path}{said}: {why}, and vaultmem writes to its index even"
+        " to search it (SQLite's journal lives beside it). Fix the permissions"
+        f" (`ls -ld {folder} {path}`), or keep the index where you can write with"
+        " --index PATH (then run `vaultmem reindex`); your notes are untouched"
+    )
+
+
 def index_error(exc: Exception, path: Path) -> VaultmemError | None:
     """What a person is told when SQLite fails on the index at `path` (damaged pages, a busy
-    file, a full disk), or None when the error is a bug of vaultmem's own SQL."""
+    file, a full disk, permissions), or None when the error is a bug of vaultmem's own SQL."""
     text = str(exc)
     lowered = text.lower()
+    if "unable to open" in lowered or "readonly" in lowered:
+        closed = closed_to_us(path, exc)
+        if closed is not None:
+            return closed
     if "locked" in lowered or "busy" in lowered:
         return IndexBusy(
             f"the index at {path} is busy ({text}): another process is writing it; try again"

@@ -9,6 +9,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultmem import dialect
+from vaultmem.errors import NoteNotFound
 from vaultmem.server.runner import Runner, structured
 from vaultmem.server.schema import MAX_NOTE_CHARS, MAX_ROWS, Limit, NoteRef, make_tool
 
@@ -29,7 +30,8 @@ def tools(runner: Runner) -> list[Tool]:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, dialect.NoteTextOut]:
-        """Read a note's current text from disk: the whole note, or one section of it.
+        """Read a note's current text from disk: the whole note, or one section of it
+        (`heading`, or `ref` written as a link is: 'Note#Heading').
 
         The answer is the note's path and line range, then the markdown exactly as written
         (a separate block); its structured part lists the note's headings, to read another
@@ -52,7 +54,14 @@ def tools(runner: Runner) -> list[Tool]:
 
 
 def _read_note(vault: Vault, ref: str, heading: str | None) -> CallToolResult:
-    note = vault.read_note(ref, heading)
+    try:
+        note = vault.read_note(ref, heading)
+    except NoteNotFound:
+        if heading is not None or "#" not in ref:
+            raise
+        # `Note#Heading`, as agents write a link (and `vaultmem get` takes it)
+        name, _, section = ref.partition("#")
+        note = vault.read_note(name, section or None)
     text, end_line, truncated = note.text, note.end_line, False
     if len(text) > MAX_NOTE_CHARS:
         kept = text[:MAX_NOTE_CHARS].rsplit("\n", 1)[0]
