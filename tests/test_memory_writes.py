@@ -486,6 +486,9 @@ def test_text_that_is_not_unicode_is_refused_as_the_callers_not_the_notes(
             vault.memory.add_loop(f"call {half} back", "Maya")
         with pytest.raises(Refused, match=r"^the entity name holds U\+D"):
             vault.memory.set_fact(f"New{half}", "role", "x", create=True, today=TODAY)
+    for control in ("\x00", "\n", "\x1b"):  # made "New Person.md" of "New Person\x00"
+        with pytest.raises(Refused, match=r"^the entity name holds a control character"):
+            vault.memory.set_fact(f"New Person{control}", "role", "x", create=True, today=TODAY)
     assert files_of(vault) == before
     written = vault.memory.add_episode("standup \udcff", "success", now=NOW)
     assert written.plan.path == f"episodes/{NOW.date().isoformat()} standup.md"

@@ -8,6 +8,7 @@ are carried out here with the editor's operations, in the note's own encoding an
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -155,6 +156,9 @@ class MemoryWriter:
         self, entity: str, key: str, value: str, today: dt.date, source: str | None
     ) -> PlannedWrite:
         refuse_unpaired(entity, "the entity name")  # else dropped from the new note's name
+        bad = next((c for c in entity if unicodedata.category(c) == "Cc"), None)
+        if bad is not None:  # a NUL or a newline: also dropped from the name, and silently
+            raise Refused(f"the entity name holds a control character (U+{ord(bad):04X})")
         if entity.strip() and (self._vault.root / entity.strip().strip("/")).is_dir():
             self._memory.entity(entity)  # raises: a folder is not an entity
         name = ep.safe_title(entity.strip().removesuffix(".md").rsplit("/", 1)[-1])
