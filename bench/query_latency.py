@@ -11,14 +11,14 @@ and the MCP server hold them), the notes' titles as queries:
 
   first      the first search of the process: MiniLM's weights and tokenizer loaded
   embed      the query embedding alone (MiniLM, one text, one BLAS thread; and two threads)
-  distinct   hybrid search (limit 10), each title once: the cache off, then on (empty)
+  distinct   hybrid search (limit 10), each title once: the cache off, and on (emptied first)
   again      each title searched again with the cache on (a repeated query)
   typing     what the TUI asks as a person types 20 titles: every prefix of 3+ characters, then
              4 characters deleted and typed again (each prefix a search): the cache off, on
 
-Cache off and on alternate in each of --rounds rounds (load drift falls on both); a figure is
-the median of the rounds' medians. Wall ms per search and this process's CPU ms per search
-(`time.process_time`), the 1-minute load beside each phase. Writes
+Cache off and on alternate in each of --rounds rounds, each first in turn (load drift falls on
+both); a figure is the median of the rounds' medians. Wall ms per search and this process's
+CPU ms per search (`time.process_time`), the 1-minute load beside each phase. Writes
 bench/results/query-latency-<vault>.json.
 """
 
@@ -132,12 +132,15 @@ def main() -> None:
 
     phases: dict[str, list[dict[str, float]]] = {}
     typed = typing_queries(titles[:20])
-    for _ in range(args.rounds):
-        for threads in (1, 2):
+    for n in range(args.rounds):
+        # two BLAS threads first: OpenBLAS's second thread spins a while after its last
+        # product, which slowed whatever came next (the first phase, every round)
+        for threads in (2, 1):
             phases.setdefault(f"embed_{threads}_thread", []).append(
                 series([lambda t=t, n=threads: model.embed([t], threads=n) for t in titles])
             )
-        for name, cache in (("off", off), ("on", on)):
+        order = (("off", off), ("on", on))
+        for name, cache in order if n % 2 == 0 else order[::-1]:  # each first in turn
             with_cache(cache)
             phases.setdefault(f"distinct_cache_{name}", []).append(
                 series([lambda t=t: vault.search(t) for t in titles])
