@@ -43,6 +43,7 @@ BATCH = 64  # sections a step embeds and commits: a few seconds of one core
 # (OpenBLAS's own threads were started at normal priority); and a stop is seen between calls
 CALL = 4
 YIELD_MAX = 2.0  # seconds a step waits for the calls under way before its next call to the model
+HOLD_MAX = 10.0  # seconds it waits while a front-end holds it (a person typing), at most
 IDLE_CHECK = 60.0  # seconds between looks at a vault with nothing to upgrade
 BUSY_RETRY = 5.0  # seconds before trying again when another process holds the lock
 FAILED_RETRY = 300.0  # seconds before trying again after the model failed
@@ -60,6 +61,7 @@ class Calls:
     def __init__(self) -> None:
         self._count = 0
         self._changed = threading.Condition()
+        self._quiet_from = 0.0  # time.monotonic() before which the front-end asked for quiet
 
     def __enter__(self) -> None:
         with self._changed:
@@ -71,10 +73,30 @@ class Calls:
             if not self._count:
                 self._changed.notify_all()
 
-    def wait_idle(self, timeout: float) -> bool:
-        """Wait until no call is under way (at most `timeout` seconds); True if none is."""
+    def hold(self, seconds: float) -> None:
+        """Count the next `seconds` as busy although no call is under way: a front-end whose
+        own work is not a call into the `Vault` (the TUI painting the hits of a query typed a
+        moment ago, and the next key likely on its way) keeps the upgrade waiting meanwhile."""
         with self._changed:
-            return self._changed.wait_for(lambda: not self._count, timeout)
+            self._quiet_from = max(self._quiet_from, time.monotonic() + seconds)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no call is under way and no hold lasts (at most `timeout` seconds); True
+        if none is."""
+        started = time.monotonic()
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                if not self._count and now >= self._quiet_from:
+                    return True
+                # a call under way is waited for `timeout`; a hold up to HOLD_MAX, so that
+                # someone typing without a pause slows the upgrade down but never stops it
+                limit = started + (timeout if self._count else max(timeout, HOLD_MAX))
+                if now >= limit:
+                    return False
+                # a hold ends without a notify: look again when it ends (or at the limit)
+                wake = limit if self._count else min(limit, self._quiet_from)
+                self._changed.wait(max(0.0, wake - now))
 
 
 @dataclass(frozen=True)

@@ -304,3 +304,48 @@ def test_upgrade_view_is_imported_without_textual(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["33", "False"]
+
+
+# --------------------------------------------------------------------------- typing comes first
+
+
+def test_a_hold_keeps_the_upgrade_waiting_until_it_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = embed_upgrade.Calls()
+    assert calls.wait_idle(0.0)
+    calls.hold(60.0)
+    assert not calls.wait_idle(0.05)  # held: the upgrade's next call to the model waits
+    monkeypatch.setattr(embed_upgrade, "HOLD_MAX", 0.1)
+    started = time.monotonic()
+    assert not calls.wait_idle(0.0)  # but not for ever: HOLD_MAX at most
+    assert time.monotonic() - started >= 0.1
+    calls = embed_upgrade.Calls()
+    started = time.monotonic()
+    calls.hold(0.2)
+    assert calls.wait_idle(DEADLINE)  # wakes when the hold ends, without a notify
+    assert time.monotonic() - started >= 0.2
+    with calls:
+        calls.hold(0.0)
+        assert not calls.wait_idle(0.01)  # a call under way still counts
+
+
+@pytest.mark.asyncio
+async def test_keys_typed_keep_the_upgrade_waiting(
+    minilm: StandInMiniLM, make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vaultmem.tui import app as tui_app
+
+    monkeypatch.setattr(tui_app, "TYPING_QUIET", 60.0)
+    vault = big(make_vault, 9)
+    app = Recording(Vault(vault.root))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "heat")
+        await settle(pilot)
+        assert app.vault.calls.wait_idle(0.0)  # no upgrade running: typing holds nothing
+        monkeypatch.setattr(
+            Upgrade, "step", lambda self, *a, **k: embed_upgrade.Step(0, Status("none", ""))
+        )
+        app.start_upgrade()
+        await type_text(pilot, " pump")
+        await settle(pilot)
+        assert not app.vault.calls.wait_idle(0.0)  # the search is done; the hold lasts

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from vaultmem.live import Freshness
 
 PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
+# seconds after a key during which the background upgrade to MiniLM waits (a pause of up to
+# embed_upgrade.HOLD_MAX): its thread took the GIL and a core from the keystroke's search
+# and repaint (bench/tui.py on 400 MDN pages, docs/BENCHMARKS.md round 7)
+TYPING_QUIET = 1.0
 BACKGROUND_AFTER = 0.3  # seconds after start-up before the background loading begins
 
 
@@ -114,6 +118,11 @@ class VaultmemApp(App[None]):
         self.title = f"vaultmem · {vault.root.name}"
 
     # ---- start and stop
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self.upgrading is not None:
+            self.vault.calls.hold(TYPING_QUIET)  # the upgrade waits while a person types
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         try:
