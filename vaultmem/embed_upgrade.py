@@ -43,6 +43,7 @@ BATCH = 64  # sections a step embeds and commits: a few seconds of one core
 # (OpenBLAS's own threads were started at normal priority); and a stop is seen between calls
 CALL = 4
 YIELD_MAX = 2.0  # seconds a step waits for the calls under way before its next call to the model
+HOLD_MAX = 10.0  # seconds it waits while a front-end holds it (a person typing), at most
 IDLE_CHECK = 60.0  # seconds between looks at a vault with nothing to upgrade
 BUSY_RETRY = 5.0  # seconds before trying again when another process holds the lock
 FAILED_RETRY = 300.0  # seconds before trying again after the model failed
@@ -60,6 +61,7 @@ class Calls:
     def __init__(self) -> None:
         self._count = 0
         self._changed = threading.Condition()
+        self._quiet_from = 0.0  # time.monotonic() before which the front-end asked for quiet
 
     def __enter__(self) -> None:
         with self._changed:
@@ -71,10 +73,30 @@ class Calls:
             if not self._count:
                 self._changed.notify_all()
 
-    def wait_idle(self, timeout: float) -> bool:
-        """Wait until no call is under way (at most `timeout` seconds); True if none is."""
+    def hold(self, seconds: float) -> None:
+        """Count the next `seconds` as busy although no call is under way: a front-end whose
+        own work is not a call into the `Vault` (the TUI painting the hits of a query typed a
+        moment ago, and the next key likely on its way) keeps the upgrade waiting meanwhile."""
         with self._changed:
-            return self._changed.wait_for(lambda: not self._count, timeout)
+            self._quiet_from = max(self._quiet_from, time.monotonic() + seconds)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no call is under way and no hold lasts (at most `timeout` seconds); True
+        if none is."""
+        started = time.monotonic()
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                if not self._count and now >= self._quiet_from:
+                    return True
+                # a call under way is waited for `timeout`; a hold up to HOLD_MAX, so that
+                # someone typing without a pause slows the upgrade down but never stops it
+                limit = started + (timeout if self._count else max(timeout, HOLD_MAX))
+                if now >= limit:
+                    return False
+                # a hold ends without a notify: look again when it ends (or at the limit)
+                wake = limit if self._count else min(limit, self._quiet_from)
+                self._changed.wait(max(0.0, wake - now))
 
 
 @dataclass(frozen=True)
@@ -103,6 +125,18 @@ class Step:
     embedded: int  # texts embedded and kept in the cache
     status: Status  # where the upgrade stands after it
     swapped: bool = False  # this step replaced the vectors: the index uses MiniLM now
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a `Background` upgrade tells its front-end after each step (from its thread)."""
+
+    status: Status | None  # where it stands (None: a failure came before any answer)
+    swapped: bool = False  # this step made the swap: meaning search uses MiniLM from now on
+    problem: str | None = None  # why it cannot go on now, in words, with what to run
+    failed: bool = False  # the problem is a failure (else: MiniLM is not installed)
+    busy_since: float | None = None  # another reindex or upgrade holds the index's lock
+    # since this moment (time.monotonic()): it tries again every BUSY_RETRY seconds
 
 
 @dataclass(frozen=True)
@@ -328,9 +362,15 @@ class Background:
     """The upgrade's steps in a thread of a long-running front-end, at idle priority: it
     looks again now and then while nothing is pending (a vault may grow past the limit)."""
 
-    def __init__(self, vault: Vault, idle_check: float = IDLE_CHECK) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        idle_check: float = IDLE_CHECK,
+        listener: Callable[[Report], None] | None = None,
+    ) -> None:
         self.vault = vault
         self.idle_check = idle_check
+        self.listener = listener  # told a Report after every step, on this thread
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.swapped = threading.Event()  # set once this thread made the swap
@@ -352,11 +392,21 @@ class Background:
         _idle_priority()
         upgrade = self.vault.embed_upgrade
         said: str | None = None
+        busy_since: float | None = None
+        with contextlib.suppress(Exception):  # where it stands before the first batch: a
+            # front-end shows it at once (a step can take a minute on a loaded machine)
+            now = upgrade.status()
+            if now.state == "pending":
+                self.last = now
+                self._tell(Report(now))
         while not self._stop.is_set():
             pause = 0.0
+            report: Report
             try:
                 step = upgrade.step(wait=0.0, stop=self._stop)
+                busy_since = None
                 self.last = step.status
+                report = Report(step.status, swapped=step.swapped)
                 if step.swapped:
                     log.info(
                         "vaultmem: meaning search moved to all-MiniLM-L6-v2 (%s)",
@@ -365,19 +415,36 @@ class Background:
                     self._after_swap()
                     self.swapped.set()
                 elif step.status.state != "pending":
-                    if step.status.state == "unavailable" and said != step.status.reason:
-                        said = step.status.reason
-                        log.warning("vaultmem: the upgrade to all-MiniLM-L6-v2 waits: %s", said)
+                    if step.status.state == "unavailable":
+                        report = Report(step.status, problem=_waits(step.status.reason))
+                        if said != step.status.reason:
+                            said = step.status.reason
+                            log.warning("vaultmem: %s", report.problem)
                     pause = self.idle_check
             except IndexBusy:
+                busy_since = busy_since or time.monotonic()
+                report = Report(self.last, busy_since=busy_since)
                 pause = BUSY_RETRY  # a reindex or another upgrade: after it
-            except VaultmemError as exc:  # the model failed, the index went: say it, later
-                if said != str(exc):
-                    said = str(exc)
-                    log.warning("vaultmem: the upgrade to all-MiniLM-L6-v2 failed: %s", exc)
+            except Exception as exc:  # the model failed, the index went, a bug:
+                # said (once), tried again later; the front-end keeps serving on wordllama
+                problem = _failed(exc)
+                report = Report(self.last, problem=problem, failed=True)
+                if said != problem:
+                    said = problem
+                    trace = not isinstance(exc, VaultmemError)  # a bug: where it happened
+                    log.warning("vaultmem: %s", problem, exc_info=trace)
                 pause = FAILED_RETRY
+            self._tell(report)
             if pause:
                 self._stop.wait(pause)
+
+    def _tell(self, report: Report) -> None:
+        if self.listener is None:
+            return
+        try:
+            self.listener(report)
+        except Exception:  # a front-end's listener never stops the upgrade
+            log.exception("vaultmem: the upgrade's listener failed")
 
     def _after_swap(self) -> None:
         """Ready this process for the new model before its next search needs it: the query
@@ -386,6 +453,25 @@ class Background:
             self.vault.embedder()
             if self.vault.index.matrix is not None:
                 self.vault.warm(background=False)
+
+
+def _waits(reason: str) -> str:
+    """What a person is told when MiniLM is not installed (`reason` says what to install)."""
+    return (
+        f"the upgrade of meaning search to all-MiniLM-L6-v2 waits: {reason}; "
+        "then run `vaultmem upgrade-model`"
+    )
+
+
+def _failed(exc: Exception) -> str:
+    """What a person is told when a step failed: what went wrong and what to run."""
+    what = str(exc) or type(exc).__name__
+    if not isinstance(exc, VaultmemError):
+        what = f"{type(exc).__name__}: {what}"
+    return (
+        f"the upgrade of meaning search to all-MiniLM-L6-v2 failed ({what}); searches go on "
+        "with wordllama. Run `vaultmem upgrade-model` to see why and go on with it"
+    )
 
 
 def _idle_priority() -> None:

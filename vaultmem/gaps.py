@@ -131,22 +131,23 @@ def _suggestions(vault: Vault, G: nx.DiGraph, gap_notes: list[str]) -> list[Sugg
     and the gap note shares a rare tag or `key:: value` field with a note.
     """
     out: dict[tuple[str, str], Suggestion] = {}
-    for note in gap_notes[:VECTOR_BUDGET]:
-        vector = store.note_vector(vault.conn, note)
-        if vector is None:
-            continue
-        nearest = store.nearest_chunks(vault.conn, vector, 12)
-        rows = store.chunk_rows(vault.conn, [i for i, _ in nearest])
-        for chunk_id, distance in nearest:
-            if chunk_id not in rows or distance is None or 1 - distance < CLOSE_IN_MEANING:
+    # the notes' vectors and those they are compared with in one state of the index: the
+    # upgrade's swap of models (another width) lands before or after, never in between
+    with store.snapshot(vault.conn):
+        for note in gap_notes[:VECTOR_BUDGET]:
+            vector = store.note_vector(vault.conn, note)
+            if vector is None:
                 continue
-            path, heading = rows[chunk_id].path, rows[chunk_id].heading
-            if path != note and path in G and not _linked(G, note, path):
-                where = f" (“{heading}”)" if heading else ""
-                out.setdefault(
-                    (note, path),
-                    Suggestion(note, path, f"close in meaning{where}, cosine {1 - distance:.2f}"),
-                )
+            nearest = store.nearest_chunks(vault.conn, vector, 12)
+            rows = store.chunk_rows(vault.conn, [i for i, _ in nearest])
+            for chunk_id, distance in nearest:
+                if chunk_id not in rows or distance is None or 1 - distance < CLOSE_IN_MEANING:
+                    continue
+                path, heading = rows[chunk_id].path, rows[chunk_id].heading
+                if path != note and path in G and not _linked(G, note, path):
+                    where = f" (“{heading}”)" if heading else ""
+                    why = f"close in meaning{where}, cosine {1 - distance:.2f}"
+                    out.setdefault((note, path), Suggestion(note, path, why))
     for note in gap_notes[:MENTION_BUDGET]:
         title = G.nodes[note]["title"]
         words = _WORD_RE.findall(title.lower())

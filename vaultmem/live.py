@@ -25,7 +25,7 @@ from vaultmem.vault import Vault
 if TYPE_CHECKING:
     from watchfiles._rust_notify import RustNotify
 
-    from vaultmem.embed_upgrade import Background
+    from vaultmem.embed_upgrade import Background, Report
 
 log = logging.getLogger(__name__)
 
@@ -52,15 +52,18 @@ def settle_heap() -> None:
     gc.set_threshold(young, middle, max(old, FULL_GC_EVERY))
 
 
-def start_upgrade(vault: Vault) -> Background | None:
+def start_upgrade(
+    vault: Vault, listener: Callable[[Report], None] | None = None
+) -> Background | None:
     """The move of a vault past auto's limit to all-MiniLM-L6-v2 (vaultmem/embed_upgrade.py),
     in a background thread at idle priority, unless the config says `embed_upgrade =
-    "manual"`; None then. The caller stops it (`stop()`) when it closes."""
+    "manual"`; None then. `listener` is told how it goes after every step (from that
+    thread). The caller stops it (`stop()`) when it closes."""
     if vault.config.embed_upgrade != "background":
         return None
     from vaultmem.embed_upgrade import Background
 
-    background = Background(vault)
+    background = Background(vault, listener=listener)
     background.start()
     return background
 

@@ -516,7 +516,11 @@ class Vault:
         """The notes most like a note (by meaning, shared links, co-citation, rare shared
         tags), best first, each with why."""
         path = self.find_note(ref)
-        return related_notes(self.conn, path, limit, self.index.current_matrix())
+        matrix = self.index.current_matrix()
+        # one state of the index for the note's vector and the vectors it is compared with:
+        # the upgrade's swap of models (vaultmem/embed_upgrade.py) lands before or after
+        with store.snapshot(self.conn):
+            return related_notes(self.conn, path, limit, matrix)
 
     # ---- the link graph
 

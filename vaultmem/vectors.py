@@ -35,6 +35,14 @@ class VectorMatrix:
 
     @classmethod
     def load(cls, conn: store.Connection) -> VectorMatrix:
+        """Every vector of the index, read in one snapshot: the generation and model it is
+        labelled with are those of the vectors it holds, even while a reindex or the
+        upgrade's swap (another model's vectors, another width) commits meanwhile."""
+        with store.snapshot(conn):
+            return cls._load(conn)
+
+    @classmethod
+    def _load(cls, conn: store.Connection) -> VectorMatrix:
         generation = store.generation(conn)
         model = store.get_meta(conn, "embed_model")
         count = store.vector_count(conn)
@@ -60,13 +68,18 @@ class VectorMatrix:
         return len(self.ids)
 
     def refresh(self, conn: store.Connection) -> VectorMatrix:
-        """This matrix brought up to date with the index: only changed sections are read."""
+        """This matrix brought up to date with the index: only changed sections are read (in
+        one snapshot, as `load`)."""
+        with store.snapshot(conn):
+            return self._refresh(conn)
+
+    def _refresh(self, conn: store.Connection) -> VectorMatrix:
         generation = store.generation(conn)
         model = store.get_meta(conn, "embed_model")
         if generation == self.generation and model == self.model:
             return self
         if model != self.model:
-            return VectorMatrix.load(conn)
+            return VectorMatrix._load(conn)
         current = np.fromiter(store.vector_ids(conn), dtype=np.int64)
         keep = np.isin(self.ids, current, assume_unique=True)
         new_ids = np.setdiff1d(current, self.ids, assume_unique=True)

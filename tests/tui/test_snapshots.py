@@ -16,6 +16,7 @@ from textual.widgets import Input
 
 from tests.tui.conftest import settle, type_text
 from tests.tui.test_note_screen import OBSIDIAN_SYNTAX
+from vaultmem.embed_upgrade import Report, Status
 from vaultmem.tui.app import VaultmemApp
 from vaultmem.tui.screens.search import PREVIEW_AFTER, SearchScreen
 from vaultmem.tui.widgets.index_status import IndexStatus
@@ -74,6 +75,17 @@ class TestSearchScreen:
     def test_80x24_keyword_mode_with_filters(self, snap_compare: Snap, app: VaultmemApp) -> None:
         go = typed("gateway", "ctrl+t", "ctrl+f", *"incident")
         assert snap_compare(app, terminal_size=(80, 24), run_before=still(go))
+
+    def test_meaning_upgrade_in_the_status_line(self, snap_compare: Snap, app: VaultmemApp) -> None:
+        """The background move to MiniLM at the end of the status line (a report fed by
+        hand: the sample vault has nothing to upgrade)."""
+
+        async def go(pilot: Pilot[None]) -> None:
+            await typed("heat pump")(pilot)
+            app.upgrade_view.follow(Report(Status("pending", "", 2_000, 840)))  # start: said
+            app.follow_upgrade(Report(Status("pending", "", 2_000, 1_130)))
+
+        assert snap_compare(app, terminal_size=(100, 30), run_before=still(go))
 
     def test_40x12(self, snap_compare: Snap, app: VaultmemApp) -> None:
         assert snap_compare(app, terminal_size=(40, 12), run_before=still(typed("miso")))

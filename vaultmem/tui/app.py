@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -33,13 +33,18 @@ from vaultmem.tui.screens.search import SearchScreen
 from vaultmem.tui.stylesheet import Stylesheet
 from vaultmem.tui.widgets.index_status import IndexState
 from vaultmem.tui.widgets.reindex_bar import ReindexProgress
+from vaultmem.tui.widgets.upgrade_status import UpgradeView
 from vaultmem.vault import Vault
 
 if TYPE_CHECKING:
-    from vaultmem.embed_upgrade import Background
+    from vaultmem.embed_upgrade import Background, Report
     from vaultmem.live import Freshness
 
 PROGRESS_EVERY = 0.1  # seconds between progress bar updates: smooth, without flooding the UI
+# seconds after a key during which the background upgrade to MiniLM waits (a pause of up to
+# embed_upgrade.HOLD_MAX): its thread took the GIL and a core from the keystroke's search
+# and repaint (bench/tui.py on 400 MDN pages, docs/BENCHMARKS.md round 7)
+TYPING_QUIET = 1.0
 BACKGROUND_AFTER = 0.3  # seconds after start-up before the background loading begins
 
 
@@ -79,6 +84,13 @@ class VaultmemApp(App[None]):
     reindex_progress: reactive[ReindexProgress | None] = reactive(None)
     index_state: reactive[IndexState] = reactive(IndexState())
 
+    class UpgradeReported(Message):
+        """How the background upgrade to MiniLM goes (posted from its thread)."""
+
+        def __init__(self, report: Report) -> None:
+            super().__init__()
+            self.report = report
+
     class FilesChanged(Message):
         """Notes changed on disk (posted from the watcher's thread)."""
 
@@ -101,10 +113,16 @@ class VaultmemApp(App[None]):
         self._names: tuple[int, NameIndex] | None = None
         self.warming: threading.Thread | None = None
         self.upgrading: Background | None = None  # the move to MiniLM (live.start_upgrade)
+        self.upgrade_view = UpgradeView()  # what the status line and notices say of it
         self._note_screens: dict[str, NoteScreen] = {}
         self.title = f"vaultmem · {vault.root.name}"
 
     # ---- start and stop
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self.upgrading is not None:
+            self.vault.calls.hold(TYPING_QUIET)  # the upgrade waits while a person types
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         try:
@@ -130,9 +148,35 @@ class VaultmemApp(App[None]):
             self.freshness = Freshness(self.vault, on_change=self._disk_changed)
             self.freshness.start()
             self.refresh_index()  # edits made while the app was closed
-            # a vault past auto's limit moves to all-MiniLM-L6-v2 at idle priority
-            self.upgrading = start_upgrade(self.vault)
+            self.start_upgrade()
         self._settle_heap()
+
+    def start_upgrade(self) -> None:
+        """A vault past auto's limit moves to all-MiniLM-L6-v2 at idle priority, in a thread
+        (unless the config says `embed_upgrade = "manual"`); the status line follows it."""
+        if self.upgrading is None:
+            self.upgrading = start_upgrade(self.vault, self._upgrade_reported)
+
+    def _upgrade_reported(self, report: Report) -> None:
+        self.post_message(self.UpgradeReported(report))  # safe from any thread, never waits
+
+    @on(UpgradeReported)
+    def upgrade_reported(self, message: UpgradeReported) -> None:
+        self.follow_upgrade(message.report)
+
+    def follow_upgrade(self, report: Report) -> None:
+        """The upgrade's progress into the status line (a label's text: nothing else is laid
+        out again), and what it calls for said once: its start, the swap, a problem with
+        what to run."""
+        view = self.upgrade_view
+        for notice in view.follow(report):
+            self.notify(
+                notice.message, title=notice.title, severity=notice.severity, timeout=notice.timeout
+            )
+        if self.index_state.upgrade != view.line:
+            self.index_state = dataclasses.replace(self.index_state, upgrade=view.line)
+        if report.swapped:
+            self.refresh_views()  # the visible screen searches again, with MiniLM
 
     @work(thread=True, group="captures")
     def _read_captures(self) -> None:

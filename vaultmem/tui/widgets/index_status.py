@@ -20,10 +20,11 @@ class IndexState:
     reindexing: bool = False
     skipped: int = 0  # files the last reindex could not read
     warned: int = 0  # notes indexed with a warning (broken front matter, another encoding)
+    upgrade: str | None = None  # the background move to MiniLM: "meaning upgrade 42%"
 
     def describe(self, now: dt.datetime | None = None, times: bool = True) -> str:
         """ "index: 43 notes · updated 10:41", "… · reindexing…", "… · changes pending",
-        "… · 2 skipped, 1 with warnings (vaultmem doctor)"."""
+        "… · 2 skipped, 1 with warnings (vaultmem doctor)", "… · meaning upgrade 42%"."""
         if self.notes is None:
             return "index: reading…"
         parts = [f"index: {self.notes:,} note{'s' * (self.notes != 1)}"]
@@ -40,6 +41,8 @@ class IndexState:
             parts.append("reindexing…")
         elif self.pending:
             parts.append("changes pending")
+        if self.upgrade:
+            parts.append(self.upgrade)
         return " · ".join(parts)
 
 
