@@ -119,6 +119,13 @@ def _finite_seconds(_ctx: click.Context, _param: click.Parameter, value: float) 
     return value
 
 
+def entities_option(help: str) -> Callable[[F], F]:
+    """`--entity NOTE`, repeatable: a note named as a path, title or alias (see note_path)."""
+    return click.option(
+        "--entity", "entities", callback=note_path, multiple=True, metavar="NOTE", help=help
+    )
+
+
 def wait_option(help: str) -> Callable[[F], F]:
     """The `--wait SECONDS` of every command that takes the index's lock: how long to wait for
     a reindex or a write holding it (exit code 4 after); `help` says what waits."""

@@ -13,7 +13,14 @@ from typing import cast
 import click
 
 from vaultmem import dialect
-from vaultmem.cli.context import Ctx, emit_json, json_option, note_path, plural
+from vaultmem.cli.context import (
+    Ctx,
+    emit_json,
+    entities_option,
+    json_option,
+    note_path,
+    plural,
+)
 from vaultmem.errors import VaultmemError
 from vaultmem.memories import Written
 from vaultmem.memory import episodes as ep
@@ -187,14 +194,7 @@ def episode_group() -> None:
     required=True,
     help="How it ended (or that it goes on).",
 )
-@click.option(
-    "--entity",
-    "entities",
-    callback=note_path,
-    multiple=True,
-    metavar="NOTE",
-    help="What it was about.",
-)
+@entities_option("What it was about.")
 @click.option("--date", "date_text", metavar="WHEN", help=f"When it happened ({TIME_HELP}).")
 @click.option("--duration", metavar="TIME", help="How long it took (45m, 1.5 hours).")
 @click.option("--procedure", metavar="NOTE", help="The procedure it followed.")
@@ -241,14 +241,7 @@ def episode_add_cmd(
 @click.option("--since", "since_text", metavar="WHEN", help=f"From ({TIME_HELP}).")
 @click.option("--until", "until_text", metavar="WHEN", help="Up to and including.")
 @click.option("--outcome", type=click.Choice(ep.OUTCOMES), help="Only episodes with this outcome.")
-@click.option(
-    "--entity",
-    "entities",
-    callback=note_path,
-    multiple=True,
-    metavar="NOTE",
-    help="About this note.",
-)
+@entities_option("About this note.")
 @now_option
 @json_option("the episodes")
 @click.pass_obj
@@ -329,14 +322,7 @@ def trends_cmd(
 
 
 @click.command("loops")
-@click.option(
-    "--entity",
-    "entities",
-    callback=note_path,
-    multiple=True,
-    metavar="NOTE",
-    help="About this note.",
-)
+@entities_option("About this note.")
 @click.option("--due-before", "due_text", metavar="WHEN", help=f"Due by ({TIME_HELP}).")
 @click.option("--priority", type=click.Choice(lp.PRIORITIES), help="At least this priority.")
 @now_option
