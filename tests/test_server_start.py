@@ -229,7 +229,7 @@ def garbled(data: bytes) -> bytes:
 
 @pytest.mark.parametrize("damage", [truncated, garbled])
 async def test_a_damaged_index_is_said_until_reindex_full(
-    tmp_path: Path, damage: Callable[[bytes], bytes]
+    tmp_path: Path, damage: Callable[[bytes], bytes], caplog: pytest.LogCaptureFixture
 ) -> None:
     vault = indexed_copy(tmp_path / "vault")
     conn = sqlean.connect(str(vault.index_path))
@@ -241,7 +241,10 @@ async def test_a_damaged_index_is_said_until_reindex_full(
         message = failed(await client.call_tool("search", {"query": "tariff"}))
         assert f"{vault.index_path} cannot be read" in message, message
         assert "(database disk image is malformed): run `vaultmem reindex --full`" in message
-        assert failed(await client.call_tool("read_note", {"ref": "Maya Chen"}))
+        assert "no restart needed" in message
+        assert failed(await client.call_tool("read_note", {"ref": "Maya Chen"})) == message
+        said = [r for r in caplog.records if r.name == "vaultmem.server" and r.levelname == "ERROR"]
+        assert [r.getMessage() for r in said] == [message]  # logged once, not on every call
         # another process (another terminal) rebuilds it, replacing the damaged file
         done = vaultmem(vault.root, "reindex", "--full")
         assert done.returncode == 0, done.stderr
