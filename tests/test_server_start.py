@@ -22,6 +22,7 @@ import pytest
 import sqlean
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
 from tests.conftest import SAMPLE_VAULT
@@ -197,6 +198,30 @@ async def test_an_index_this_account_may_not_read_is_said_until_the_permissions_
     assert "this account may not read it" in (tmp_path / "stderr.log").read_text()
 
 
+async def test_no_index_in_a_read_only_vault_is_said_until_the_folder_can_be_written(
+    tmp_path: Path,
+) -> None:
+    """No index, and none can be made (a read-only vault folder): the build's error on every
+    call, not an exit; once the folder can be written, the next call builds it and answers."""
+    prefix = _without_override()
+    root = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".vaultmem"))
+    root.chmod(0o555)
+    try:
+        async with stdio(root, tmp_path / "stderr.log", prefix) as client:
+            message = failed(await client.call_tool("search", {"query": "tariff"}))
+            assert f"cannot create the index at {root / '.vaultmem' / 'index.db'}" in message
+            assert "pass --index PATH in a folder you can write" in message
+            assert "no restart needed" in message
+            root.chmod(0o755)
+            found = await until_answered(client, "search", {"query": "tariff", "limit": 1})
+            assert found.structured_content is not None
+            assert found.structured_content["results"]
+    finally:
+        root.chmod(0o755)
+    assert (root / ".vaultmem" / "index.db").is_file()
+
+
 # --------------------------------------------------------------------------- in process
 
 
@@ -210,6 +235,9 @@ async def test_a_file_that_is_not_sqlite_is_said_until_it_is_moved_away(tmp_path
         assert f"{vault.index_path} is not a vaultmem index" in message, message
         assert "move it away or pass another --index PATH" in message
         assert failed(await client.call_tool("knowledge_gaps", {})) == message
+        with pytest.raises(MCPError) as refused:  # resources say it too
+            await client.read_resource("vaultmem://persona/work-assistant")
+        assert "is not a vaultmem index" in str(refused.value)
         # never replaced by the server: it is not vaultmem's to replace
         assert vault.index_path.read_text().startswith("my shopping list")
         vault.index_path.rename(tmp_path / "shopping.txt")

@@ -67,9 +67,9 @@ class Runner:
         try:
             self.fresh()
             result = body(*args, **kwargs)
-        except UNUSABLE as exc:
-            return failure(self.unusable(exc))
         except VaultmemError as exc:
+            if self.cannot_use(exc):
+                return failure(self.unusable(exc))
             return failure(str(exc))
         finally:
             if self.live is not None:
@@ -87,12 +87,17 @@ class Runner:
         try:
             self.fresh()
             return body(*args, **kwargs)
-        except UNUSABLE as exc:
-            raise ResourceError(self.unusable(exc)) from exc
         except VaultmemError as exc:
+            if self.cannot_use(exc):
+                raise ResourceError(self.unusable(exc)) from exc
             if isinstance(exc, NoteNotFound):
                 raise ResourceNotFoundError(str(exc)) from exc
             raise ResourceError(str(exc)) from exc
+
+    def cannot_use(self, exc: VaultmemError) -> bool:
+        """Whether `exc` says the index cannot be used (not that a call was wrong): damaged,
+        another schema, gone, or what kept the server from opening or building it."""
+        return isinstance(exc, UNUSABLE) or (self.live is not None and exc is self.live.problem)
 
     def unusable(self, problem: VaultmemError) -> str:
         """What a call says when the index cannot be used (the CLI's words); a running server
