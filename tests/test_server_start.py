@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import sqlean
 from mcp import Client, StdioServerParameters
@@ -96,6 +97,7 @@ async def until_answered(client: Client, tool: str, arguments: dict[str, Any]) -
         if not result.is_error:
             return result
         assert time.monotonic() < deadline, text(result)
+        await anyio.sleep(0.05)
 
 
 @asynccontextmanager
@@ -278,6 +280,38 @@ async def test_a_damaged_index_is_said_until_reindex_full(
         assert done.returncode == 0, done.stderr
         found = await until_answered(client, "search", {"query": "tariff", "limit": 1})
         assert found.structured_content is not None and found.structured_content["results"]
+
+
+async def test_an_index_damaged_while_serving_is_said_until_reindex_full_replaces_it(
+    tmp_path: Path,
+) -> None:
+    """The server's threads hold connections to the file; `reindex --full` in another terminal
+    replaces a damaged file with a new one, which the server must open afresh: the old
+    connections would read the damaged one, deleted, forever."""
+    vault = indexed_copy(tmp_path / "vault")
+    conn = sqlean.connect(str(vault.index_path))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    async with in_process(vault) as client:
+        for _ in range(4):  # both tool threads open their connection
+            found = await client.call_tool("search", {"query": "tariff", "mode": "keyword"})
+            assert not found.is_error, text(found)
+        before = vault.index_path.stat().st_ino
+        size = vault.index_path.stat().st_size
+        with open(vault.index_path, "r+b") as index:  # damaged in place: the same file
+            index.seek(size // 2 // 4096 * 4096)
+            index.write(b"Z" * (size - size // 2 // 4096 * 4096))
+        vault.reopen()  # no connection serves the old pages from its cache: each meets it
+        for _ in range(4):
+            message = failed(await client.call_tool("search", {"query": "tariff"}))
+            assert "run `vaultmem reindex --full`" in message, message
+        done = vaultmem(vault.root, "reindex", "--full")
+        assert done.returncode == 0, done.stderr
+        assert vault.index_path.stat().st_ino != before  # replaced, not emptied in place
+        for _ in range(4):  # on either thread
+            found = await until_answered(client, "search", {"query": "tariff", "mode": "keyword"})
+            assert found.structured_content is not None and found.structured_content["results"]
 
 
 async def test_no_index_is_built_at_start_and_a_failed_build_is_said(tmp_path: Path) -> None:
