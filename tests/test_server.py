@@ -204,25 +204,65 @@ async def test_search_filters_reach_the_core(client: Client) -> None:
     assert none["results"] == []
 
 
+SEARCH_TAKES = "query, mode, limit, tag, path, since, mtime, personas, include_expired"
+
+
 @pytest.mark.parametrize(
-    "arguments",
+    ("arguments", "said"),
     [
-        {"query": "x", "limit": 51},
-        {"query": "x", "limit": 0},
-        {"query": "x", "mode": "fuzzy"},
-        {"query": "x", "since": "2026-13-01"},
-        {"query": ""},
-        {"query": "x" * 2001},
-        {},
-        {"query": "x", "foo": 1},
-        {"query": "x", "Limit": 3},
-        {"query": "   "},  # an empty query is a mistake, as on the CLI (exit 2)
+        ({"query": "x", "limit": 51}, "limit: must be at most 50 (got 51)"),
+        ({"query": "x", "limit": 500}, "limit: must be at most 50 (got 500)"),
+        ({"query": "x", "limit": 0}, "limit: must be at least 1 (got 0)"),
+        ({"query": "x", "limit": "ten"}, 'limit: must be a whole number (got "ten")'),
+        ({"query": "x", "limit": 2.5}, "limit: must be a whole number (got 2.5)"),
+        (
+            {"query": "x", "mode": "fuzzy"},
+            "mode: must be one of 'hybrid', 'keyword' or 'semantic' (got \"fuzzy\")",
+        ),
+        ({"query": "x", "personas": "maybe"}, 'personas: must be true or false (got "maybe")'),
+        ({"query": 5}, "query: must be text (got 5)"),
+        ({"query": ["a", "b"]}, 'query: must be text (got ["a", "b"])'),
+        ({"query": "x", "since": "2026-13-01"}, "since '2026-13-01': give "),
+        ({"query": ""}, "query: must not be empty"),
+        ({"query": "x" * 2001}, "query: must be at most 2000 characters (got 2001)"),
+        ({}, "query: required"),
+        ({"limit": 500}, "query: required; limit: must be at most 50 (got 500)"),
+        ({"query": "x", "foo": 1}, f"foo: not an argument of this tool (it takes {SEARCH_TAKES})"),
+        (
+            {"query": "x", "Limit": 3},
+            f"Limit: not an argument of this tool (it takes {SEARCH_TAKES}); did you mean limit?",
+        ),
+        # an empty query is a mistake, as on the CLI (exit 2)
+        ({"query": "   "}, "query: must not be empty or only spaces"),
     ],
 )
-async def test_search_refuses_arguments_outside_its_schema(
-    client: Client, arguments: dict[str, Any]
+async def test_search_refuses_arguments_outside_its_schema_plainly(
+    client: Client, arguments: dict[str, Any], said: str
 ) -> None:
-    assert failed(await client.call_tool("search", arguments))
+    """Issue (audit, engineer N): refused arguments came back as pydantic's report (its error
+    types, the input echoed whole, a link to errors.pydantic.dev)."""
+    message = failed(await client.call_tool("search", arguments))
+    assert message.startswith(said), message
+    assert "pydantic" not in message and "validation error" not in message
+    assert "x" * 100 not in message  # a long value is never echoed whole
+
+
+async def test_nested_arguments_are_named_by_their_place(client: Client) -> None:
+    message = failed(
+        await client.call_tool("find_connections", {"start": "a", "end": "b", "relations": [1, ""]})
+    )
+    assert message == "relations[0]: must be text (got 1); relations[1]: must not be empty"
+    message = failed(
+        await client.call_tool(
+            "capture",
+            {"source": "s", "transcript": "t", "candidates": [{"kind": "zz", "x": 1}]},
+        )
+    )
+    assert message.startswith(
+        "candidates[0].kind: must be one of 'fact', 'loop' or 'decision' (got \"zz\"); "
+    ), message
+    assert "candidates[0].entity: required" in message
+    assert "candidates[0].x: not a field here" in message
 
 
 async def test_every_tool_refuses_an_argument_it_does_not_name(client: Client) -> None:
@@ -253,8 +293,17 @@ async def test_every_tool_refuses_an_argument_it_does_not_name(client: Client) -
         assert tool.input_schema["additionalProperties"] is False, tool.name
         if tool.name not in ("add_episode", "resolve_loop"):
             assert ok(await client.call_tool(tool.name, required[tool.name]))
+        takes = ", ".join(tool.input_schema.get("properties", {})) or "none"
         message = failed(await client.call_tool(tool.name, {**required[tool.name], "foo": 1}))
-        assert "foo" in message and "Extra inputs are not permitted" in message, tool.name
+        assert message == f"foo: not an argument of this tool (it takes {takes})", tool.name
+        for name in tool.input_schema.get("required", []):  # a missing one
+            without = {k: v for k, v in required[tool.name].items() if k != name}
+            assert failed(await client.call_tool(tool.name, without)) == f"{name}: required"
+        for name in tool.input_schema.get("properties", {}):  # a wrong type
+            wrong = {**required[tool.name], name: {"a": 1}}
+            message = failed(await client.call_tool(tool.name, wrong))
+            assert message.startswith(f"{name}: must be "), (tool.name, message)
+            assert message.endswith('(got {"a": 1})'), (tool.name, message)
 
 
 # --------------------------------------------------------------------------- reading notes

@@ -390,28 +390,3 @@ def test_allowed_hosts_are_the_bind_address_and_localhost_forms() -> None:
     assert "192.168.1.5:8000" in allowed_hosts("192.168.1.5", 8000)
     assert "0.0.0.0:8000" not in allowed_hosts("0.0.0.0", 8000)
     assert "notes.lan:8000" in allowed_hosts("0.0.0.0", 8000, ("notes.lan",))
-
-
-def test_an_index_of_another_schema_stops_the_server_with_the_cli_message(
-    tmp_path: Path,
-) -> None:
-    import sqlean
-
-    root = unindexed_copy(tmp_path / "vault")
-    (root / ".vaultmem").mkdir()
-    old = sqlean.connect(str(root / ".vaultmem" / "index.db"))
-    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    old.execute("INSERT INTO meta VALUES ('schema_version', '0')")
-    old.commit()
-    old.close()
-    result = subprocess.run(
-        [sys.executable, "-m", "vaultmem", "--vault", str(root), "mcp"],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert result.returncode == 3
-    assert result.stdout == ""  # stdout is the protocol's: errors go to stderr
-    assert "run `vaultmem reindex --full`" in result.stderr

@@ -90,6 +90,11 @@ class Index:
                 self._conns.append(conn)
         return conn
 
+    def reopen(self) -> None:
+        """Have every thread open the index afresh on its next use (another process may have
+        replaced a damaged file); a connection in use now finishes what it is doing first."""
+        self._epoch += 1
+
     def _drop(self, conn: store.Connection) -> None:
         with self._conns_lock:
             if conn in self._conns:

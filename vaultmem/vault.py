@@ -272,6 +272,12 @@ class Vault:
         """Close every thread's connection; the next use opens a fresh one."""
         self.index.close()
 
+    def reopen(self) -> None:
+        """Open the index afresh in every thread on its next use: after another process's
+        `reindex --full` replaced a damaged index or one of another schema, the connections
+        still open would keep reading the old file."""
+        self.index.reopen()
+
     def warm(self, background: bool = True) -> threading.Thread | None:
         """Load the vectors into memory so meaning search skips sqlite-vec's full scan; for
         long-running front-ends. Search works as before until the load finishes."""

@@ -8,9 +8,11 @@ bug, logged to stderr with its traceback (stdout is the stdio transport: nothing
 there).
 
 `tools/` holds the tools, a module per family (search, notes, graph, personas); `schema` what
-they share (annotations, argument types, the strict input schema); `runner` runs their bodies
-on the server's threads; `running` keeps a running server current; `app` is the server and its
-resources (and stdio); `http` the streamable-HTTP transport behind its gate.
+they share (annotations, argument types, the strict input schema); `arguments` says refused
+arguments plainly; `runner` runs their bodies on the server's threads; `running` keeps a
+running server current (and says, call after call, why an index cannot be used, until it can);
+`app` is the server and its resources (and stdio); `http` the streamable-HTTP transport behind
+its gate.
 """
 
 from vaultmem.server.app import INSTRUCTIONS, VaultServer, build_server, run_stdio

@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import Resource
+from mcp_types import CallToolResult, InputRequiredResult, Resource
 from pydantic import ValidationError
 
 from vaultmem import __version__
+from vaultmem.server.arguments import plainly
 from vaultmem.server.runner import Runner
 from vaultmem.server.running import Live, configure_logging, serving
 from vaultmem.server.tools import all_tools, personas
@@ -49,6 +51,23 @@ class VaultServer(MCPServer[Any]):
             tools=tools,
         )
         self.runner = runner
+        # each tool's argument names, as its input schema lists them: said when one is unknown
+        self.arguments = {t.name: list(t.parameters.get("properties", {})) for t in tools}
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool as the SDK does, but say refused arguments plainly (`limit: must be at
+        most 50 (got 500)`) instead of pydantic's report, with its error types and links."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            refused = exc.__cause__
+            if not isinstance(refused, ValidationError) or name not in self.arguments:
+                raise
+            raise ToolError(plainly(refused, self.arguments[name])) from refused
 
     async def list_resources(self) -> list[Resource]:
         listed = list(await super().list_resources())

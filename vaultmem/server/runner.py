@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, TextContent
 
 from vaultmem.errors import NoteNotFound, VaultmemError
-from vaultmem.server.running import Live
+from vaultmem.server.running import NO_RESTART, UNUSABLE, Live
 
 if TYPE_CHECKING:
     from vaultmem.vault import Vault
@@ -66,12 +66,17 @@ class Runner:
     ) -> CallToolResult:
         try:
             self.fresh()
-            return body(*args, **kwargs)
+            result = body(*args, **kwargs)
         except VaultmemError as exc:
+            if self.cannot_use(exc):
+                return failure(self.unusable(exc))
             return failure(str(exc))
         finally:
             if self.live is not None:
                 self.live.answered.set()
+        if self.live is not None:
+            self.live.worked()
+        return result
 
     async def read(self, body: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Read a resource on a fresh index, turning VaultmemError into a resource error."""
@@ -83,9 +88,24 @@ class Runner:
             self.fresh()
             return body(*args, **kwargs)
         except VaultmemError as exc:
+            if self.cannot_use(exc):
+                raise ResourceError(self.unusable(exc)) from exc
             if isinstance(exc, NoteNotFound):
                 raise ResourceNotFoundError(str(exc)) from exc
             raise ResourceError(str(exc)) from exc
+
+    def cannot_use(self, exc: VaultmemError) -> bool:
+        """Whether `exc` says the index cannot be used (not that a call was wrong): damaged,
+        another schema, gone, or what kept the server from opening or building it."""
+        return isinstance(exc, UNUSABLE) or (self.live is not None and exc is self.live.problem)
+
+    def unusable(self, problem: VaultmemError) -> str:
+        """What a call says when the index cannot be used (the CLI's words); a running server
+        checks it again on the next call, so it recovers once a person fixed it."""
+        if self.live is None:
+            return str(problem)
+        self.live.lost(problem)
+        return f"{problem}{NO_RESTART}"
 
     def fresh(self) -> None:
         """Reindex first when notes changed on disk, so every answer reflects the files."""

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vaultmem.errors import NoIndex, VaultmemError
+from vaultmem.errors import IndexDamaged, NoIndex, SchemaMismatch, VaultmemError
 
 if TYPE_CHECKING:
     from vaultmem.embed_upgrade import Background
@@ -25,44 +25,113 @@ STARTUP_WAIT = 120.0  # seconds a first call waits for the start-up catch-up rei
 FIRST_CALL_GRACE = 2.0  # the watcher starts after the first answer, or after this many seconds
 
 
+# What makes the index unusable until a person fixes it (`vaultmem reindex --full`, the
+# permissions): the server keeps running, says it on every call, and recovers by itself.
+UNUSABLE = (SchemaMismatch, IndexDamaged, NoIndex)
+NO_RESTART = (
+    " (vaultmem mcp keeps running and uses the index again as soon as it reads: no restart needed)"
+)
+
+
 @dataclass
 class Live:
-    """What keeps a running server's answers current: the start-up catch-up, then the watcher."""
+    """What keeps a running server's answers current: the start-up catch-up, then the watcher;
+    and, while the index cannot be used (another schema version, damaged, closed to this
+    account), why not, said by every call and checked again by each."""
 
+    vault: Vault
     freshness: Freshness
     ready: threading.Event = field(default_factory=threading.Event)  # caught up with edits
     answered: threading.Event = field(default_factory=threading.Event)  # a first call is done
     watching: threading.Event = field(default_factory=threading.Event)  # the watcher runs
     closed: threading.Event = field(default_factory=threading.Event)  # the server is stopping
+    usable: threading.Event = field(default_factory=threading.Event)  # the index opened once
 
     caught_up_at: float = 0.0  # time.monotonic() of the last catch-up
+    problem: VaultmemError | None = None  # why the index cannot be used now, else None
+    said: str | None = None  # the problem last logged, until a call works again
+    checking: threading.Lock = field(default_factory=threading.Lock)
 
     def refresh(self) -> ReindexReport | None:
-        """Reindex if notes changed (a first call waits for the start-up catch-up)."""
+        """Reindex if notes changed (a first call waits for the start-up catch-up); raise
+        what keeps the index from being used, when something does."""
+        self.check()
         self.ready.wait(STARTUP_WAIT)
         if not self.watching.is_set() and time.monotonic() - self.caught_up_at > 1.0:
             self.freshness.mark_changed()  # no watcher yet to say whether anything changed
         return self.freshness.ensure_fresh()
+
+    def check(self) -> None:
+        """While the index could not be used, try it again (a person may have run `vaultmem
+        reindex --full` or fixed the permissions meanwhile): the problem as it is now is
+        raised, else the server goes on as after a good start. Free once the index works."""
+        if self.problem is None:
+            return
+        with self.checking:  # one try at a time: the second thread finds it done
+            if self.problem is None:
+                return
+            self.vault.reopen()  # another process may have replaced the file
+            problem = open_index(self.vault)
+            if problem is not None:
+                self.lost(problem)
+                raise problem
+            self.problem = None
+            self.usable.set()
+
+    def lost(self, problem: VaultmemError) -> None:
+        """The index cannot be used (found at start, by a check, or by a call): every call
+        checks it again until one works. Logged once, not on every call."""
+        self.problem = problem
+        if self.said != str(problem):
+            self.said = str(problem)
+            log.error("%s%s", problem, NO_RESTART)
+
+    def worked(self) -> None:
+        """A call was answered: after a problem, say on stderr that it is over."""
+        if self.said is not None:
+            self.said = None
+            log.info("the index at %s works again: serving it", self.vault.index_path)
+
+
+def open_index(vault: Vault) -> VaultmemError | None:
+    """Open the vault's index, building it when there is none yet; what keeps it from being
+    used (another schema version, damaged, closed to this account), else None."""
+    try:
+        vault.conn  # noqa: B018 - opening the index checks that it exists and its schema
+    except NoIndex:
+        log.info("no index for %s yet: building it once (text and vectors)", vault.root)
+        try:
+            report = vault.reindex()
+        except VaultmemError as exc:
+            return exc
+        log.info("indexed: %s", report.summary())
+    except VaultmemError as exc:
+        return exc
+    return None
 
 
 @contextlib.contextmanager
 def serving(vault: Vault) -> Iterator[Live]:
     """Ready a vault for a long-running server: an index, a file watcher, and in the
     background the catch-up on edits made while no server ran, the embedding model and the
-    vectors in memory (a first call waits for the catch-up only)."""
+    vectors in memory (a first call waits for the catch-up only). An index that cannot be
+    used does not stop the server: every call says why and what to run, and the first call
+    after the fix finds it and starts all this."""
     from vaultmem.live import Freshness, settle_heap, start_upgrade
 
-    try:
-        vault.conn  # noqa: B018 - opening the index checks that it exists and its schema
-    except NoIndex:
-        log.info("no index for %s yet: building it once (text and vectors)", vault.root)
-        report = vault.reindex()
-        log.info("indexed: %s", report.summary())
     freshness = Freshness(vault)
-    live = Live(freshness)
+    live = Live(vault, freshness)
+    problem = open_index(vault)
+    if problem is None:
+        live.usable.set()
+    else:
+        live.lost(problem)
     upgrading: list[Background | None] = []  # the upgrade's thread, once started
 
     def prepare() -> None:
+        live.usable.wait()  # at once, unless the index could not be used at start
+        if live.closed.is_set():
+            return
         # One thread, one step after another, and only the catch-up before the first answer:
         # on two cores, threads fighting for the GIL (setting up inotify watches on every
         # folder, loading the vectors) made the first answer wait for all of them.
@@ -106,6 +175,7 @@ def serving(vault: Vault) -> Iterator[Live]:
     finally:
         live.closed.set()
         live.answered.set()  # no first call is coming: let the preparation finish
+        live.usable.set()  # nor a fixed index: the preparation sees `closed` and stops
         preparing.join(timeout=STARTUP_WAIT)
         for background in upgrading:
             if background is not None:
