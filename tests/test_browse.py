@@ -27,6 +27,22 @@ def test_read_whole_note_and_one_section(make_vault: MakeVault) -> None:
         vault.read_note("Plan", heading="Missing")
 
 
+def test_a_ref_written_as_a_link_reads_its_section_unless_a_note_has_that_name(
+    make_vault: MakeVault,
+) -> None:
+    """`Note#Heading` (as `vaultmem get` and the MCP read_note take it); a name that holds a
+    '#' itself (an alias `C#`) still names its own note first."""
+    vault = make_vault({"work/Plan.md": NOTE, "Sharp.md": "---\naliases: [C#]\n---\nsharp\n"})
+    vault.reindex()
+    assert vault.read_note("Plan#Next").text == "## Next\nship it"
+    assert vault.read_note("Plan#").path == "work/Plan.md"  # no heading: the whole note
+    assert vault.read_note("C#").path == "Sharp.md"
+    with pytest.raises(NoteNotFound, match="no heading 'Missing'"):
+        vault.read_note("Plan#Missing")
+    with pytest.raises(NoteNotFound):
+        vault.read_note("Nothing#Next")
+
+
 @pytest.mark.parametrize(
     "ref",
     ["../outside", "/etc/passwd", "..%2Foutside", "..\\outside", "work/../../outside.md", "x\x00y"],

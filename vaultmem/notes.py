@@ -197,10 +197,17 @@ class Notes:
 
     def read_note(self, ref: str, heading: str | None = None) -> NoteText:
         """A note's current text from disk, or one section of it (the heading matched the way
-        Obsidian matches `[[Note#Heading]]`). Only indexed notes inside the vault are read."""
+        Obsidian matches `[[Note#Heading]]`; without `heading`, `ref` may be written as a link
+        is, `Note#Heading`). Only indexed notes inside the vault are read."""
         if "\x00" in ref or (heading and "\x00" in heading):
             raise UsageError("a note name cannot contain a NUL byte")
-        path = self.find_note(ref)
+        try:
+            path = self.find_note(ref)
+        except NoteNotFound:
+            name, _, section = ref.partition("#")
+            if heading is not None or "#" not in ref or not name.strip():
+                raise
+            path, heading = self.find_note(name), section or None
         lines, digest = self._lines_and_digest(path)
         conn = self.index.conn
         title = str(store.title_of(conn, path))

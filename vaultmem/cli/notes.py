@@ -246,10 +246,9 @@ def get(obj: Ctx, ref: str, as_json: bool) -> None:
     [[Note#Heading]] (case and punctuation aside; `Plan#Risks` is Risks under Plan). The text
     is read from disk, front matter included for a whole note.
     """
-    name, _, heading = ref.partition("#")
-    if not name.strip():
+    if not ref.partition("#")[0].strip():
         raise click.UsageError(f"{ref!r} names no note: write NOTE or NOTE#Heading")
-    text = obj.vault.read_note(name, heading or None)
+    text = obj.vault.read_note(ref)  # NOTE#Heading: the section
     if as_json:
         emit_json(dialect.note_body(text))
     else:

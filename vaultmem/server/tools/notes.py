@@ -9,7 +9,6 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultmem import dialect
-from vaultmem.errors import NoteNotFound
 from vaultmem.server.runner import Runner, structured
 from vaultmem.server.schema import MAX_NOTE_CHARS, MAX_ROWS, Limit, NoteRef, make_tool
 
@@ -54,14 +53,7 @@ def tools(runner: Runner) -> list[Tool]:
 
 
 def _read_note(vault: Vault, ref: str, heading: str | None) -> CallToolResult:
-    try:
-        note = vault.read_note(ref, heading)
-    except NoteNotFound:
-        if heading is not None or "#" not in ref:
-            raise
-        # `Note#Heading`, as agents write a link (and `vaultmem get` takes it)
-        name, _, section = ref.partition("#")
-        note = vault.read_note(name, section or None)
+    note = vault.read_note(ref, heading)  # `Note#Heading` too, as agents write a link
     text, end_line, truncated = note.text, note.end_line, False
     if len(text) > MAX_NOTE_CHARS:
         kept = text[:MAX_NOTE_CHARS].rsplit("\n", 1)[0]
