@@ -702,18 +702,25 @@ class Captures:
             return title, touched + written.touched
         captured_in = f"Captured in [[{note.path.removesuffix('.md')}]]."
         body = c.value + f"\n\n{captured_in}"
-        earlier = self._episode_of(c, captured_in)
+        when = c.when or day
+        earlier = self._episode_of(c, captured_in, when)
         if earlier is not None:  # written by an accept that could not check the item
             return earlier.removesuffix(".md"), ()
         written = memory.add_episode(
-            c.entity, c.outcome or "ongoing", when=c.when or day, entities=c.entities, body=body
+            c.entity, c.outcome or "ongoing", when=when, entities=c.entities, body=body
         )
         return written.plan.path.removesuffix(".md"), written.touched
 
-    def _episode_of(self, c: Candidate, captured_in: str) -> str | None:
+    def _episode_of(
+        self, c: Candidate, captured_in: str, when: dt.datetime | dt.date
+    ) -> str | None:
         """The episode note an earlier accept of `c` wrote (its body holds the item's text
-        and says which capture it came from), if there is one."""
+        and says which capture it came from), if there is one. Only the episodes dated
+        within a day of `when` are read (a time zone may move the day): not every one."""
+        near = when.date() if isinstance(when, dt.datetime) else when
         for episode in self._vault.memory.all_episodes():
+            if abs((episode.day - near).days) > 1:
+                continue
             with contextlib.suppress(OSError, UnicodeDecodeError):
                 text = (self._vault.root / episode.path).read_text(encoding="utf-8")
                 if captured_in in text and c.value in text:
