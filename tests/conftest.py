@@ -21,6 +21,14 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 MakeVault = Callable[[dict[str, str | bytes]], Vault]
 
 
+def fake_model_env() -> dict[str, str]:
+    """This process's environment for a vaultmem subprocess: no VAULTMEM_ setting of the
+    caller's, and the deterministic fake embedder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_")}
+    env["VAULTMEM_EMBEDDER"] = "fake"
+    return env
+
+
 def write_files(root: Path, files: dict[str, str | bytes]) -> None:
     for rel, content in files.items():
         path = root / rel

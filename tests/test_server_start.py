@@ -26,7 +26,8 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from tests.conftest import SAMPLE_VAULT
+from tests.conftest import SAMPLE_VAULT, fake_model_env
+from tests.test_server import copy_sample
 from vaultmem.server import build_server, serving
 from vaultmem.store import SCHEMA_VERSION
 from vaultmem.vault import Vault
@@ -41,18 +42,9 @@ def anyio_backend() -> str:
 
 
 def indexed_copy(root: Path) -> Vault:
-    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".vaultmem"))
-    vault = Vault(root)
-    vault.embedder_spec = "fake"
-    vault.reindex()
+    vault = copy_sample(root)
     vault.close()
     return vault
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_")}
-    env["VAULTMEM_EMBEDDER"] = "fake"
-    return env
 
 
 def text(result: CallToolResult) -> str:
@@ -83,7 +75,7 @@ def vaultmem(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "vaultmem", "--vault", str(root), *args],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=fake_model_env(),
         timeout=300,
         stdin=subprocess.DEVNULL,
     )
@@ -104,7 +96,9 @@ async def until_answered(client: Client, tool: str, arguments: dict[str, Any]) -
 async def stdio(root: Path, log: Path, prefix: tuple[str, ...] = ()) -> AsyncIterator[Client]:
     """The real `vaultmem mcp` over stdio, through the SDK's own client."""
     command, *args = [*prefix, sys.executable, "-m", "vaultmem", "--vault", str(root), "mcp"]
-    params = StdioServerParameters(command=command, args=args, env=_env(), cwd=str(root.parent))
+    params = StdioServerParameters(
+        command=command, args=args, env=fake_model_env(), cwd=str(root.parent)
+    )
     with open(log, "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
             yield client

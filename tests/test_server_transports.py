@@ -6,7 +6,6 @@ HTTP tests also send raw requests to check the gate (token, Host, Origin, body s
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -26,7 +25,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import TextContent
 
-from tests.conftest import SAMPLE_VAULT
+from tests.conftest import SAMPLE_VAULT, fake_model_env
 from vaultmem.errors import UsageError
 from vaultmem.server import allowed_hosts, check_bind, is_loopback
 
@@ -42,12 +41,6 @@ def anyio_backend() -> str:
 def unindexed_copy(root: Path) -> Path:
     shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".vaultmem"))
     return root
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_")}
-    env["VAULTMEM_EMBEDDER"] = "fake"
-    return env
 
 
 def _text(result: Any) -> str:
@@ -77,7 +70,7 @@ def test_stdio_answers_lines_that_are_not_messages_with_json_rpc_errors(tmp_path
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env=_env(),
+        env=fake_model_env(),
     )
     assert server.stdin is not None and server.stdout is not None
     try:
@@ -154,7 +147,7 @@ def _start(args: list[str], stderr: IO[str]) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=stderr,
         text=True,
-        env=_env(),
+        env=fake_model_env(),
     )
 
 
@@ -316,7 +309,7 @@ async def test_the_sdk_client_without_the_token_is_refused(http_server: str) -> 
 
 def test_binding_beyond_loopback_without_a_token_is_refused(tmp_path: Path) -> None:
     root = unindexed_copy(tmp_path / "vault")
-    env = _env()
+    env = fake_model_env()
     result = subprocess.run(
         [
             sys.executable,
@@ -345,7 +338,7 @@ def test_http_options_need_http(tmp_path: Path) -> None:
         [sys.executable, "-m", "vaultmem", "--vault", str(root), "mcp", "--port", "9999"],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=fake_model_env(),
         timeout=60,
     )
     assert result.returncode == 2 and "--port only apply with --http" in result.stderr
